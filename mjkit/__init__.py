@@ -1,0 +1,13 @@
+"""mjkit: Chinese mahjong fan evaluator, reach analysis and teaching tools."""
+
+__version__ = "0.1.0"
+
+from .errors import HandError
+from .hand import Hand, Meld, parse_hand
+from .rules import RuleSet, get_rules
+from .score import BatchResult, HandBatch, ScoreResult, fan_table, score, score_batch
+
+__all__ = [
+    "HandError", "Hand", "Meld", "parse_hand", "RuleSet", "get_rules", "score",
+    "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "__version__",
+]

@@ -1,0 +1,443 @@
+"""Score one hand row: every reading, the rule set's 不计 lists, the best total.
+
+Readings tried (就高不就低: the highest total wins):
+
+* 组合龙 + one set + pair (closed, or with one meld);
+* otherwise, closed: 七对 / 连七对, 十三幺, 全不靠 / 七星不靠;
+* every split into four sets and a pair (also when seven pairs fit, since a
+  regular reading can score more).
+
+Equal totals (which change the fans listed, never the total) follow the
+reference calculator: a regular reading is preferred to seven pairs; among
+regular readings, visited in reading order (sets sorted by ``tie_order``, a
+pung before a chow on the same tile), the first is kept unless a later one
+shows 一色三同顺 or 三同刻.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from . import fan_ids as F
+from .fans import (
+    chow_fans, concealment_fans, hog_fans, kong_fans, pack_trait_fans, pung_fans,
+    terminal_chows_fans, terminal_honor_pungs, tile_fans, wait_position_fans, win_fans,
+)
+from .layout import (
+    CHOW, COUNTS, DEC_FORM, DEC_KNIT, DEC_PAIR, DEC_SETS, F_KONG, F_LAST_COPY,
+    F_LAST_WALL, F_SELF_DRAWN, FLAGS, FLOWERS, FORM_HONORS_KNITTED, FORM_KNITTED_STRAIGHT,
+    FORM_NONE, FORM_REGULAR, FORM_SEVEN_PAIRS, FORM_THIRTEEN_ORPHANS, KONG, M_CHOW,
+    M_CKONG, M_KONG, M_PUNG, MELDS, PUNG, ROUND, SEAT, WIN,
+)
+from .shapes import (
+    MAX_DIVISIONS, count_waits, enumerate_divisions, find_knitted, honors_knitted_kind,
+    is_thirteen_orphans, knitted_tile, seven_pairs_kind,
+)
+
+
+@njit(cache=True)
+def apply_rules(cand, raw, points, excl_ptr, excl_idx, order):
+    """Drop disabled fans, keep a copy, apply 不计 in ``order``; return the total."""
+    n = points.shape[0]
+    for f in range(n):
+        if points[f] <= 0:
+            cand[f] = 0
+        raw[f] = cand[f]
+    for k in range(n):
+        f = order[k]
+        if cand[f] > 0:
+            for j in range(excl_ptr[f], excl_ptr[f + 1]):
+                cand[excl_idx[j]] = 0
+    total = 0
+    for f in range(n):
+        total += cand[f] * points[f]
+    return total
+
+
+@njit(cache=True)
+def _sort_by_order(tiles, n, tie_order):
+    for i in range(1, n):
+        x = tiles[i]
+        j = i - 1
+        while j >= 0 and tie_order[tiles[j]] > tie_order[x]:
+            tiles[j + 1] = tiles[j]
+            j -= 1
+        tiles[j + 1] = x
+
+
+@njit(cache=True)
+def _is_nine_gates(standing):
+    for base in (0, 9, 18):
+        ok = standing[base] == 3 and standing[base + 8] == 3
+        if ok:
+            for r in range(1, 8):
+                if standing[base + r] != 1:
+                    ok = False
+                    break
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True)
+def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, allc, n_kongs,
+                    self_drawn, win, seat, rnd, n_waits, nine_gates, tie_order,
+                    points, covers, fan):
+    """Fans of one split into four sets and a pair."""
+    # A pung completed by a discard is exposed, unless the winning tile can be
+    # read as part of a concealed chow instead.
+    conc = np.empty(4, np.bool_)
+    for i in range(4):
+        conc[i] = exposed[i] == 0
+    if not self_drawn:
+        in_chow = False
+        for i in range(4):
+            if fixed[i] == 0 and kind[i] == CHOW and tile[i] <= win <= tile[i] + 2:
+                in_chow = True
+        if not in_chow:
+            for i in range(4):
+                if fixed[i] == 0 and kind[i] == PUNG and tile[i] == win:
+                    conc[i] = False
+    mk = 0
+    ck = 0
+    cp = 0
+    n_chows = 0
+    ctiles = np.empty(4, np.int64)
+    ptiles = np.empty(4, np.int64)
+    n_pungs = 0
+    for i in range(4):
+        if kind[i] == CHOW:
+            ctiles[n_chows] = tile[i]
+            n_chows += 1
+            continue
+        ptiles[n_pungs] = tile[i]
+        n_pungs += 1
+        if kind[i] == KONG:
+            if exposed[i]:
+                mk += 1
+            else:
+                ck += 1
+        elif conc[i]:
+            cp += 1
+    kong_fans(mk, ck, cp, points, fan)
+    if n_pungs == 4:
+        fan[F.ALL_PUNGS] = 1
+    _sort_by_order(ctiles, n_chows, tie_order)
+    _sort_by_order(ptiles, n_pungs, tie_order)
+    if n_chows == 4:
+        if not terminal_chows_fans(kind, tile, pair, fan):
+            chow_fans(ctiles, 4, points, fan)
+    elif n_chows >= 2:
+        chow_fans(ctiles, n_chows, points, fan)
+    if n_pungs >= 2:
+        pung_fans(ptiles, n_pungs, fan)
+    if nine_gates:
+        fan[F.NINE_GATES] = 1
+    concealment_fans(n_exposed, self_drawn, fan)
+    # The pair turns 双箭刻 into 小三元 and 三风刻 into 小四喜.
+    if n_chows == 4:
+        if pair < 27:
+            fan[F.ALL_CHOWS] = 1
+    elif fan[F.TWO_DRAGON_PUNGS] > 0:
+        if pair >= 31:
+            fan[F.LITTLE_THREE_DRAGONS] = 1
+            fan[F.TWO_DRAGON_PUNGS] = 0
+    elif fan[F.BIG_THREE_WINDS] > 0:
+        if 27 <= pair <= 30:
+            fan[F.LITTLE_FOUR_WINDS] = 1
+            fan[F.BIG_THREE_WINDS] = 0
+    pack_trait_fans(kind, tile, pair, fan)
+    tile_fans(allc, fan)
+    hog_fans(allc, n_kongs, fan)
+    if fan[F.MELDED_HAND] == 0 and fan[F.FOUR_KONGS] == 0 and n_waits == 1:
+        wait_position_fans(kind, tile, fixed, pair, win, fan)
+    terminal_honor_pungs(kind, tile, 4, fan, seat, rnd, covers, nine_gates)
+
+
+@njit(cache=True)
+def _division_key_less(ak, at, bk, bt, n, tie_order):
+    """Reading order of two splits of the same concealed tiles."""
+    ka = np.empty(4, np.int64)
+    kb = np.empty(4, np.int64)
+    for i in range(n):
+        ka[i] = tie_order[at[i]] * 2 + (1 if ak[i] == CHOW else 0)
+        kb[i] = tie_order[bt[i]] * 2 + (1 if bk[i] == CHOW else 0)
+    # sort both key lists
+    for i in range(1, n):
+        x = ka[i]
+        j = i - 1
+        while j >= 0 and ka[j] > x:
+            ka[j + 1] = ka[j]
+            j -= 1
+        ka[j + 1] = x
+        y = kb[i]
+        j = i - 1
+        while j >= 0 and kb[j] > y:
+            kb[j + 1] = kb[j]
+            j -= 1
+        kb[j + 1] = y
+    for i in range(n):
+        if ka[i] != kb[i]:
+            return ka[i] < kb[i]
+    return False
+
+
+@njit(cache=True)
+def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, raw, dec):
+    """Score one row; fill ``fan`` (counted), ``raw`` (before 不计), ``dec``.
+
+    Returns the total (flowers included), or -1 if the hand is not complete.
+    """
+    nf = points.shape[0]
+    for f in range(nf):
+        fan[f] = 0
+        raw[f] = 0
+    for i in range(dec.shape[0]):
+        dec[i] = 0
+    dec[DEC_FORM] = FORM_NONE
+    dec[DEC_KNIT] = -1
+
+    c = np.empty(34, np.int64)
+    allc = np.empty(34, np.int64)
+    for t in range(34):
+        c[t] = row[COUNTS + t]
+        allc[t] = c[t]
+    win = row[WIN]
+    flags = row[FLAGS]
+    seat = row[SEAT]
+    rnd = row[ROUND]
+    flowers = row[FLOWERS]
+
+    kind = np.zeros(4, np.int64)
+    tile = np.zeros(4, np.int64)
+    exposed = np.zeros(4, np.int64)
+    fixed = np.zeros(4, np.int64)
+    n_fixed = 0
+    n_exposed = 0
+    n_kongs = 0
+    for i in range(4):
+        mt = row[MELDS + 2 * i]
+        t = row[MELDS + 2 * i + 1]
+        if mt == 0:
+            continue
+        fixed[n_fixed] = 1
+        tile[n_fixed] = t
+        if mt == M_CHOW:
+            kind[n_fixed] = CHOW
+            exposed[n_fixed] = 1
+            allc[t] += 1
+            allc[t + 1] += 1
+            allc[t + 2] += 1
+        elif mt == M_PUNG:
+            kind[n_fixed] = PUNG
+            exposed[n_fixed] = 1
+            allc[t] += 3
+        else:
+            kind[n_fixed] = KONG
+            exposed[n_fixed] = 1 if mt == M_KONG else 0
+            allc[t] += 4
+            n_kongs += 1
+        if exposed[n_fixed]:
+            n_exposed += 1
+        n_fixed += 1
+    n_sets = 4 - n_fixed
+
+    self_drawn = (flags & F_SELF_DRAWN) != 0
+    last_copy = (flags & F_LAST_COPY) != 0
+    kong = (flags & F_KONG) != 0
+    last_wall = (flags & F_LAST_WALL) != 0
+    # Situations the tiles decide: three copies of the winning tile in melds
+    # make it the last copy; one in the concealed hand rules it out.
+    in_melds = allc[win] - c[win]
+    if c[win] > 1:
+        last_copy = False
+    if in_melds == 3:
+        last_copy = True
+    if kong:
+        if self_drawn:
+            if n_kongs == 0:
+                kong = False
+        elif in_melds > 0 or c[win] > 1:
+            kong = False
+
+    cand = np.zeros(nf, np.int64)
+    cand_raw = np.zeros(nf, np.int64)
+    best = -1
+    best_form = FORM_NONE
+
+    # ---- 组合龙 with one set and a pair
+    if n_fixed <= 1:
+        k = find_knitted(c)
+        if k >= 0:
+            rem = c.copy()
+            for i in range(9):
+                rem[knitted_tile(k, i)] -= 1
+            dk = np.zeros((MAX_DIVISIONS, 4), np.int64)
+            dt = np.zeros((MAX_DIVISIONS, 4), np.int64)
+            dp = np.zeros(MAX_DIVISIONS, np.int64)
+            nd = enumerate_divisions(rem, 1 - n_fixed, dk, dt, dp)
+            if nd == 1:
+                for f in range(nf):
+                    cand[f] = 0
+                k4 = kind[0] if n_fixed == 1 else dk[0, 0]
+                t4 = tile[0] if n_fixed == 1 else dt[0, 0]
+                e4 = exposed[0] if n_fixed == 1 else 0
+                pair = dp[0]
+                cand[F.KNITTED_STRAIGHT] = 1
+                if k4 == CHOW:
+                    if pair < 27:
+                        cand[F.ALL_CHOWS] = 1
+                elif k4 == KONG:
+                    kong_fans(e4, 1 - e4, 0, points, cand)
+                win_fans(self_drawn, last_copy, kong, last_wall, cand)
+                concealment_fans(n_exposed, self_drawn, cand)
+                tile_fans(allc, cand)
+                hog_fans(allc, n_kongs, cand)
+                k1 = np.zeros(4, np.int64)
+                t1 = np.zeros(4, np.int64)
+                x1 = np.zeros(4, np.int64)
+                k1[0] = k4
+                t1[0] = t4
+                x1[0] = n_fixed
+                # Waits are read on the set and pair alone: closed, a sole
+                # wait there earns its fan; with a meld, the pair is the only
+                # place left, so a winning tile held twice before is 单钓将.
+                if n_fixed == 0:
+                    if rem[win] > 0:
+                        rem[win] -= 1
+                        if count_waits(rem, False, win) == 1:
+                            wait_position_fans(k1, t1, x1, pair, win, cand)
+                        rem[win] += 1
+                elif c[win] > 1:
+                    cand[F.SINGLE_WAIT] = 1
+                terminal_honor_pungs(k1, t1, 1, cand, seat, rnd, covers, False)
+                best = apply_rules(cand, cand_raw, points, excl_ptr, excl_idx, order)
+                best_form = FORM_KNITTED_STRAIGHT
+                for f in range(nf):
+                    fan[f] = cand[f]
+                    raw[f] = cand_raw[f]
+                dec[DEC_FORM] = FORM_KNITTED_STRAIGHT
+                dec[DEC_PAIR] = pair
+                dec[DEC_KNIT] = k
+                dec[DEC_SETS] = k4
+                dec[DEC_SETS + 1] = t4
+                dec[DEC_SETS + 2] = e4
+
+    # ---- closed special forms
+    if best_form == FORM_NONE and n_fixed == 0:
+        form = FORM_NONE
+        for f in range(nf):
+            cand[f] = 0
+        sp = seven_pairs_kind(c)
+        if sp == 2:
+            cand[F.SEVEN_SHIFTED_PAIRS] = 1
+            form = FORM_SEVEN_PAIRS
+        elif sp == 1:
+            cand[F.SEVEN_PAIRS] = 1
+            form = FORM_SEVEN_PAIRS
+        elif is_thirteen_orphans(c):
+            cand[F.THIRTEEN_ORPHANS] = 1
+            form = FORM_THIRTEEN_ORPHANS
+        else:
+            hk = honors_knitted_kind(c)
+            if hk == 2:
+                cand[F.GREATER_HONORS_AND_KNITTED_TILES] = 1
+                form = FORM_HONORS_KNITTED
+            elif hk == 1:
+                cand[F.LESSER_HONORS_AND_KNITTED_TILES] = 1
+                n_suited = 0
+                for t in range(27):
+                    n_suited += c[t]
+                if n_suited == 9:
+                    cand[F.KNITTED_STRAIGHT] = 1
+                form = FORM_HONORS_KNITTED
+        if form != FORM_NONE:
+            win_fans(self_drawn, last_copy, kong, last_wall, cand)
+            concealment_fans(0, self_drawn, cand)
+            tile_fans(c, cand)
+            hog_fans(c, 0, cand)
+            best = apply_rules(cand, cand_raw, points, excl_ptr, excl_idx, order)
+            best_form = form
+            for f in range(nf):
+                fan[f] = cand[f]
+                raw[f] = cand_raw[f]
+            dec[DEC_FORM] = form
+
+    # ---- regular splits (also when seven pairs fit)
+    if best_form == FORM_NONE or (best_form == FORM_SEVEN_PAIRS and fan[F.SEVEN_SHIFTED_PAIRS] == 0):
+        dk = np.zeros((MAX_DIVISIONS, 4), np.int64)
+        dt = np.zeros((MAX_DIVISIONS, 4), np.int64)
+        dp = np.zeros(MAX_DIVISIONS, np.int64)
+        nd = enumerate_divisions(c, n_sets, dk, dt, dp)
+        if nd > 0:
+            standing = c.copy()
+            standing[win] -= 1
+            n_waits = count_waits(standing, n_fixed == 0, win)
+            nine = n_fixed == 0 and _is_nine_gates(standing)
+            # Visit the splits in reading order so ties resolve the same way
+            # whatever order they were found in.
+            idx = np.arange(nd)
+            for a in range(1, nd):
+                x = idx[a]
+                b = a - 1
+                while b >= 0 and _division_key_less(dk[x], dt[x], dk[idx[b]], dt[idx[b]], n_sets, tie_order):
+                    idx[b + 1] = idx[b]
+                    b -= 1
+                idx[b + 1] = x
+            seven = best_form == FORM_SEVEN_PAIRS
+            for q in range(nd):
+                d = idx[q]
+                for j in range(n_sets):
+                    kind[n_fixed + j] = dk[d, j]
+                    tile[n_fixed + j] = dt[d, j]
+                    exposed[n_fixed + j] = 0
+                    fixed[n_fixed + j] = 0
+                for f in range(nf):
+                    cand[f] = 0
+                win_fans(self_drawn, last_copy, kong, last_wall, cand)
+                regular_reading(kind, tile, exposed, fixed, dp[d], n_exposed, allc, n_kongs,
+                                self_drawn, win, seat, rnd, n_waits, nine, tie_order,
+                                points, covers, cand)
+                total = apply_rules(cand, cand_raw, points, excl_ptr, excl_idx, order)
+                if total == 0 and points[F.CHICKEN_HAND] > 0:
+                    cand[F.CHICKEN_HAND] = 1
+                    cand_raw[F.CHICKEN_HAND] = 1
+                    total = points[F.CHICKEN_HAND]
+                # Ties: a regular reading beats seven pairs (and then the last
+                # tying split is kept); otherwise the first is kept unless a
+                # later one shows 一色三同顺 or 三同刻.
+                better = total > best
+                if not better and total == best:
+                    better = seven or cand[F.PURE_TRIPLE_CHOW] == 1 or cand[F.TRIPLE_PUNG] > 0
+                if better:
+                    best = total
+                    best_form = FORM_REGULAR
+                    for f in range(nf):
+                        fan[f] = cand[f]
+                        raw[f] = cand_raw[f]
+                    dec[DEC_FORM] = FORM_REGULAR
+                    dec[DEC_PAIR] = dp[d]
+                    dec[DEC_KNIT] = -1
+                    for j in range(4):
+                        dec[DEC_SETS + 3 * j] = kind[j]
+                        dec[DEC_SETS + 3 * j + 1] = tile[j]
+                        dec[DEC_SETS + 3 * j + 2] = exposed[j]
+
+    if best < 0:
+        return -1
+    if points[F.FLOWER_TILES] > 0 and flowers > 0:
+        fan[F.FLOWER_TILES] = flowers
+        raw[F.FLOWER_TILES] = flowers
+        best += flowers * points[F.FLOWER_TILES]
+    return best
+
+
+@njit(cache=True, parallel=True)
+def score_rows(rows, points, excl_ptr, excl_idx, order, tie_order, covers, totals, fans):
+    """Score many rows in parallel; ``totals[i]`` is -1 for an incomplete hand."""
+    n = rows.shape[0]
+    nf = points.shape[0]
+    for i in prange(n):
+        raw = np.empty(nf, np.int64)
+        dec = np.empty(15, np.int64)
+        totals[i] = score_row(rows[i], points, excl_ptr, excl_idx, order, tie_order,
+                              covers, fans[i], raw, dec)

@@ -1,0 +1,640 @@
+"""Fan detection for one reading of a hand.
+
+Each function adds the fans a reading *has* to an int64 count vector; the
+rule set's points, 不计 lists and enabled fans are applied afterwards by
+``evaluate.py``.  Fans are addressed by the indices in ``fan_ids.py``.
+
+Combination fans between sets follow the two counting principles of the
+Chinese Official rules:
+
+* 套算一次 (account once): a set not yet combined may combine with the sets
+  already combined only once, so the combinations chosen form a forest;
+* 不得相同 (no repeats): a set may not form the same fan twice.
+
+For chows without a three-chow fan the best combination under both
+principles is found exactly by trying every subset of the (at most six)
+pairwise fans.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import fan_ids as F
+from .layout import CHOW, KONG, PUNG
+
+
+# ---------------------------------------------------------------- tiles
+
+@njit(cache=True)
+def _suit(t):
+    return t // 9 if t < 27 else 3
+
+
+@njit(cache=True)
+def _rank(t):
+    # 1-based rank of a suited tile
+    return t % 9 + 1
+
+
+@njit(cache=True)
+def _is_terminal(t):
+    return t < 27 and (t % 9 == 0 or t % 9 == 8)
+
+
+@njit(cache=True)
+def _is_wind(t):
+    return 27 <= t <= 30
+
+
+@njit(cache=True)
+def _is_dragon(t):
+    return t >= 31
+
+
+@njit(cache=True)
+def _is_green(t):
+    if t == 32:  # 发
+        return True
+    if 18 <= t <= 26:
+        r = t - 17
+        return r == 2 or r == 3 or r == 4 or r == 6 or r == 8
+    return False
+
+
+@njit(cache=True)
+def _is_reversible(t):
+    if t == 31:  # 白
+        return True
+    if 9 <= t <= 17:  # dots 1234589
+        r = t - 8
+        return r != 6 and r != 7
+    if 18 <= t <= 26:  # bamboo 245689
+        r = t - 17
+        return r == 2 or r == 4 or r == 5 or r == 6 or r == 8 or r == 9
+    return False
+
+
+# ------------------------------------------------------ chow combinations
+
+@njit(cache=True)
+def chow_pair_fan(a, b):
+    """Fan of two chows given by their lowest tiles, or -1."""
+    if _suit(a) != _suit(b):
+        if a % 9 == b % 9:
+            return F.MIXED_DOUBLE_CHOW
+        return -1
+    if a + 3 == b or b + 3 == a:
+        return F.SHORT_STRAIGHT
+    ra = a % 9
+    rb = b % 9
+    if (ra == 0 and rb == 6) or (ra == 6 and rb == 0):
+        return F.TWO_TERMINAL_CHOWS
+    if a == b:
+        return F.PURE_DOUBLE_CHOW
+    return -1
+
+
+@njit(cache=True)
+def _shifted1_unordered(r0, r1, r2):
+    lo = min(r0, min(r1, r2))
+    hi = max(r0, max(r1, r2))
+    return hi - lo == 2 and r0 != r1 and r1 != r2 and r0 != r2
+
+
+@njit(cache=True)
+def chow_triple_fan(a, b, c):
+    """Three-chow fan of chows sorted by reading order, or -1."""
+    sa, sb, sc = _suit(a), _suit(b), _suit(c)
+    ra, rb, rc = a % 9, b % 9, c % 9
+    if sa != sb and sa != sc and sb != sc:
+        if _shifted1_unordered(ra, rb, rc):
+            return F.MIXED_SHIFTED_CHOWS
+        if ra == rb and rb == rc:
+            return F.MIXED_TRIPLE_CHOW
+        lo = min(ra, min(rb, rc))
+        hi = max(ra, max(rb, rc))
+        if lo == 0 and hi == 6 and ra + rb + rc == 9:
+            return F.MIXED_STRAIGHT
+        return -1
+    if sa == sb and sb == sc:
+        if a + 3 == b and b + 3 == c:
+            return F.PURE_STRAIGHT
+        if (a + 1 == b and b + 1 == c) or (a + 2 == b and b + 2 == c):
+            return F.PURE_SHIFTED_CHOWS
+        if a == b and b == c:
+            return F.PURE_TRIPLE_CHOW
+    return -1
+
+
+@njit(cache=True)
+def chow_quad_fan(a, b, c, d):
+    if (a + 1 == b and b + 1 == c and c + 1 == d) or (a + 2 == b and b + 2 == c and c + 2 == d):
+        if _suit(a) == _suit(d):
+            return F.FOUR_PURE_SHIFTED_CHOWS
+    if a == b and b == c and c == d:
+        return F.QUADRUPLE_CHOW
+    return -1
+
+
+# Preference among one-point chow pair fans when the principles leave a
+# choice (as the reference calculator keeps them).
+@njit(cache=True)
+def _pair_pref(f):
+    if f == F.PURE_DOUBLE_CHOW:
+        return 3
+    if f == F.MIXED_DOUBLE_CHOW:
+        return 2
+    if f == F.SHORT_STRAIGHT:
+        return 1
+    return 0
+
+
+@njit(cache=True)
+def _best_pair_forest(tiles, n, points, fan):
+    """Add the best set of pairwise chow fans allowed by 套算一次 / 不得相同."""
+    m = 0
+    ea = np.empty(6, np.int64)
+    eb = np.empty(6, np.int64)
+    ef = np.empty(6, np.int64)
+    for i in range(n):
+        for j in range(i + 1, n):
+            f = chow_pair_fan(tiles[i], tiles[j])
+            if f >= 0 and points[f] > 0:
+                ea[m] = i
+                eb[m] = j
+                ef[m] = f
+                m += 1
+    if m == 0:
+        return
+    best_mask = 0
+    best_val = -1
+    best_key = -1
+    parent = np.empty(4, np.int64)
+    for mask in range(1, 1 << m):
+        for i in range(n):
+            parent[i] = i
+        ok = True
+        val = 0
+        # Equal values are ranked by the fans kept, highest preference first:
+        # key counts each kept fan in its own base-8 digit.
+        key = 0
+        for e in range(m):
+            if (mask >> e) & 1 == 0:
+                continue
+            # 不得相同: neither end may already carry this fan
+            for e2 in range(e):
+                if (mask >> e2) & 1 and ef[e2] == ef[e] and (
+                        ea[e2] == ea[e] or ea[e2] == eb[e] or eb[e2] == ea[e] or eb[e2] == eb[e]):
+                    ok = False
+            # 套算一次: no cycle
+            x = ea[e]
+            while parent[x] != x:
+                x = parent[x]
+            y = eb[e]
+            while parent[y] != y:
+                y = parent[y]
+            if x == y:
+                ok = False
+            else:
+                parent[x] = y
+            if not ok:
+                break
+            val += points[ef[e]]
+            key += 1 << (3 * _pair_pref(ef[e]))
+        if not ok:
+            continue
+        if val > best_val or (val == best_val and key > best_key):
+            best_val = val
+            best_key = key
+            best_mask = mask
+    for e in range(m):
+        if (best_mask >> e) & 1:
+            fan[ef[e]] += 1
+
+
+@njit(cache=True)
+def _extra_chow_fan(x, y, z, w, points):
+    """Best pairwise fan the fourth chow ``w`` adds to a three-chow fan."""
+    best = -1
+    for o in (x, y, z):
+        f = chow_pair_fan(o, w)
+        if f < 0 or points[f] <= 0:
+            continue
+        if best < 0 or points[f] > points[best] or (
+                points[f] == points[best] and _pair_pref(f) > _pair_pref(best)):
+            best = f
+    return best
+
+
+@njit(cache=True)
+def chow_fans(tiles, n, points, fan):
+    """Fans among ``n`` chows (lowest tiles, sorted by reading order)."""
+    if n == 4:
+        f = chow_quad_fan(tiles[0], tiles[1], tiles[2], tiles[3])
+        if f >= 0 and points[f] > 0:
+            fan[f] += 1
+            return
+    if n >= 3:
+        best_f = -1
+        best_x = -1
+        best_v = -1
+        # triples in the order 012, 013, 023, 123; the fourth chow is the rest
+        for k in range(4 if n == 4 else 1):
+            if n == 3:
+                i0, i1, i2, i3 = 0, 1, 2, -1
+            elif k == 0:
+                i0, i1, i2, i3 = 0, 1, 2, 3
+            elif k == 1:
+                i0, i1, i2, i3 = 0, 1, 3, 2
+            elif k == 2:
+                i0, i1, i2, i3 = 0, 2, 3, 1
+            else:
+                i0, i1, i2, i3 = 1, 2, 3, 0
+            f = chow_triple_fan(tiles[i0], tiles[i1], tiles[i2])
+            if f < 0 or points[f] <= 0:
+                continue
+            v = points[f]
+            x = -1
+            if i3 >= 0:
+                x = _extra_chow_fan(tiles[i0], tiles[i1], tiles[i2], tiles[i3], points)
+                if x >= 0:
+                    v += points[x]
+            if v > best_v:
+                best_v = v
+                best_f = f
+                best_x = x
+        if best_f >= 0:
+            fan[best_f] += 1
+            if best_x >= 0:
+                fan[best_x] += 1
+            return
+    if n >= 2:
+        _best_pair_forest(tiles, n, points, fan)
+
+
+# ------------------------------------------------------ pung combinations
+
+@njit(cache=True)
+def pung_pair_fan(a, b):
+    if a < 27 and b < 27:
+        if a % 9 == b % 9:
+            return F.DOUBLE_PUNG
+        return -1
+    if _is_dragon(a) and _is_dragon(b):
+        return F.TWO_DRAGON_PUNGS
+    return -1
+
+
+@njit(cache=True)
+def pung_triple_fan(a, b, c):
+    if a < 27 and b < 27 and c < 27:
+        sa, sb, sc = _suit(a), _suit(b), _suit(c)
+        ra, rb, rc = a % 9, b % 9, c % 9
+        if sa != sb and sa != sc and sb != sc:
+            if _shifted1_unordered(ra, rb, rc):
+                return F.MIXED_SHIFTED_PUNGS
+            if ra == rb and rb == rc:
+                return F.TRIPLE_PUNG
+        elif sa == sb and sb == sc and a + 1 == b and b + 1 == c:
+            return F.PURE_SHIFTED_PUNGS
+        return -1
+    if _is_wind(a) and _is_wind(b) and _is_wind(c):
+        return F.BIG_THREE_WINDS
+    if _is_dragon(a) and _is_dragon(b) and _is_dragon(c):
+        return F.BIG_THREE_DRAGONS
+    return -1
+
+
+@njit(cache=True)
+def pung_fans(tiles, n, fan):
+    """Fans among ``n`` pungs/kongs (tiles sorted by reading order)."""
+    if n == 4:
+        a, b, c, d = tiles[0], tiles[1], tiles[2], tiles[3]
+        if a < 27 and _suit(a) == _suit(d) and a + 1 == b and b + 1 == c and c + 1 == d:
+            fan[F.FOUR_PURE_SHIFTED_PUNGS] += 1
+            return
+        if _is_wind(a) and _is_wind(b) and _is_wind(c) and _is_wind(d):
+            fan[F.BIG_FOUR_WINDS] += 1
+            return
+    if n >= 3:
+        for k in range(4 if n == 4 else 1):
+            if n == 3:
+                i0, i1, i2, i3 = 0, 1, 2, -1
+            elif k == 0:
+                i0, i1, i2, i3 = 0, 1, 2, 3
+            elif k == 1:
+                i0, i1, i2, i3 = 0, 1, 3, 2
+            elif k == 2:
+                i0, i1, i2, i3 = 0, 2, 3, 1
+            else:
+                i0, i1, i2, i3 = 1, 2, 3, 0
+            f = pung_triple_fan(tiles[i0], tiles[i1], tiles[i2])
+            if f < 0:
+                continue
+            fan[f] += 1
+            # the remaining pung may combine once with one of the three
+            if i3 >= 0:
+                for o in (0, 1, 2, 3):
+                    if o == i3:
+                        continue
+                    g = pung_pair_fan(tiles[o], tiles[i3])
+                    if g >= 0:
+                        fan[g] += 1
+                        break
+            return
+    for i in range(n):
+        for j in range(i + 1, n):
+            g = pung_pair_fan(tiles[i], tiles[j])
+            if g >= 0:
+                fan[g] += 1
+
+
+# -------------------------------------------------- whole-hand properties
+
+@njit(cache=True)
+def tile_fans(allc, fan):
+    """Fans decided by the multiset of tiles alone (suits, ranks, kinds)."""
+    has = np.zeros(4, np.int64)
+    winds = False
+    dragons = False
+    simples = True
+    reversible = True
+    green = True
+    honors_only = True
+    terminals_only = True
+    outside_only = True
+    rank_mask = 0
+    for t in range(34):
+        if allc[t] == 0:
+            continue
+        has[_suit(t)] = 1
+        if _is_wind(t):
+            winds = True
+        if _is_dragon(t):
+            dragons = True
+        term = _is_terminal(t)
+        honor = t >= 27
+        if term or honor:
+            simples = False
+        if not _is_reversible(t):
+            reversible = False
+        if not _is_green(t):
+            green = False
+        if not honor:
+            honors_only = False
+            rank_mask |= 1 << _rank(t)
+        if not term:
+            terminals_only = False
+        if not (term or honor):
+            outside_only = False
+    voided = 0
+    for s in range(3):
+        if has[s] == 0:
+            voided += 1
+    if has[3] == 0:
+        fan[F.NO_HONORS] = 1
+    if voided == 2:
+        if has[3]:
+            fan[F.HALF_FLUSH] = 1
+        else:
+            fan[F.FULL_FLUSH] = 1
+    elif voided > 0:
+        fan[F.ONE_VOIDED_SUIT] = voided
+    if voided == 0 and has[3] and winds and dragons:
+        fan[F.ALL_TYPES] = 1
+    if simples:
+        fan[F.ALL_SIMPLES] = 1
+    if reversible:
+        fan[F.REVERSIBLE_TILES] = 1
+    if green:
+        fan[F.ALL_GREEN] = 1
+    if not simples:
+        if honors_only:
+            fan[F.ALL_HONORS] = 1
+        elif terminals_only:
+            fan[F.ALL_TERMINALS] = 1
+        elif outside_only:
+            fan[F.ALL_TERMINALS_AND_HONORS] = 1
+    if has[3] == 0:
+        if rank_mask & ~0b11110 == 0:
+            if rank_mask & (1 << 4):
+                fan[F.LOWER_FOUR] = 1
+            else:
+                fan[F.LOWER_TILES] = 1
+        elif rank_mask & ~0b1111000000 == 0:
+            if rank_mask & (1 << 6):
+                fan[F.UPPER_FOUR] = 1
+            else:
+                fan[F.UPPER_TILES] = 1
+        elif rank_mask & ~0b1110000 == 0:
+            fan[F.MIDDLE_TILES] = 1
+
+
+@njit(cache=True)
+def hog_fans(allc, n_kongs, fan):
+    """四归一: kinds whose four copies are all used, kongs aside."""
+    n4 = 0
+    for t in range(34):
+        if allc[t] == 4:
+            n4 += 1
+    if n4 - n_kongs > 0:
+        fan[F.TILE_HOG] = n4 - n_kongs
+
+
+@njit(cache=True)
+def win_fans(flags_self, flags_last_copy, flags_kong, flags_last_wall, fan):
+    if flags_last_copy:
+        fan[F.LAST_TILE] = 1
+    if flags_last_wall:
+        fan[F.LAST_TILE_DRAW if flags_self else F.LAST_TILE_CLAIM] = 1
+    if flags_kong:
+        fan[F.OUT_WITH_REPLACEMENT_TILE if flags_self else F.ROBBING_THE_KONG] = 1
+    if flags_self:
+        fan[F.SELF_DRAWN] = 1
+
+
+@njit(cache=True)
+def concealment_fans(n_exposed, self_drawn, fan):
+    """门前清 / 不求人 / 全求人 from the number of exposed melds."""
+    if n_exposed == 0:
+        if self_drawn:
+            fan[F.FULLY_CONCEALED_HAND] = 1
+        else:
+            fan[F.CONCEALED_HAND] = 1
+    elif n_exposed == 4:
+        if self_drawn:
+            fan[F.SELF_DRAWN] = 1
+        else:
+            fan[F.MELDED_HAND] = 1
+    elif self_drawn:
+        fan[F.SELF_DRAWN] = 1
+
+
+@njit(cache=True)
+def kong_fans(n_exposed_kongs, n_concealed_kongs, n_concealed_pungs, points, fan):
+    """Kong fans and concealed-pung fans (a concealed kong is a concealed pung)."""
+    k = n_exposed_kongs + n_concealed_kongs
+    if k == 1:
+        if n_exposed_kongs == 1:
+            fan[F.MELDED_KONG] = 1
+        else:
+            fan[F.CONCEALED_KONG] = 1
+    elif k == 2:
+        if n_concealed_kongs == 0:
+            fan[F.TWO_MELDED_KONGS] = 1
+        elif n_concealed_kongs == 1:
+            # 明暗杠 only where the rule set scores it; else 明杠 + 暗杠.
+            if points.shape[0] > F.CONCEALED_KONG_AND_MELDED_KONG and points[F.CONCEALED_KONG_AND_MELDED_KONG] > 0:
+                fan[F.CONCEALED_KONG_AND_MELDED_KONG] = 1
+            else:
+                fan[F.MELDED_KONG] = 1
+                fan[F.CONCEALED_KONG] = 1
+        else:
+            fan[F.TWO_CONCEALED_KONGS] = 1
+    elif k == 3:
+        fan[F.THREE_KONGS] = 1
+    elif k == 4:
+        fan[F.FOUR_KONGS] = 1
+    c = n_concealed_kongs + n_concealed_pungs
+    if c == 2:
+        fan[F.TWO_CONCEALED_PUNGS] = 1
+    elif c == 3:
+        fan[F.THREE_CONCEALED_PUNGS] = 1
+    elif c == 4:
+        fan[F.FOUR_CONCEALED_PUNGS] = 1
+
+
+@njit(cache=True)
+def pack_trait_fans(kind, tile, pair, fan):
+    """全带幺 / 全带五 / 全双刻 over the four sets and the pair."""
+    outside = 0
+    five = 0
+    even = 0
+    for i in range(5):
+        if i < 4:
+            k = kind[i]
+            t = tile[i]
+        else:
+            k = PUNG
+            t = pair
+        if t >= 27:
+            outside += 1
+            continue
+        r = _rank(t)
+        if k == CHOW:
+            if r == 1 or r == 7:
+                outside += 1
+            elif 3 <= r <= 5:
+                five += 1
+        else:
+            if r == 1 or r == 9:
+                outside += 1
+            elif r == 5:
+                five += 1
+            elif r % 2 == 0:
+                even += 1
+    if outside == 5:
+        fan[F.OUTSIDE_HAND] = 1
+    elif five == 5:
+        fan[F.ALL_FIVE] = 1
+    elif even == 5:
+        fan[F.ALL_EVEN_PUNGS] = 1
+
+
+@njit(cache=True)
+def terminal_chows_fans(kind, tile, pair, fan):
+    """一色双龙会 / 三色双龙会; True if found (then no other chow fan)."""
+    if pair >= 27 or pair % 9 != 4:
+        return False
+    ps = _suit(pair)
+    n123 = np.zeros(3, np.int64)
+    n789 = np.zeros(3, np.int64)
+    for i in range(4):
+        if kind[i] != CHOW:
+            return False
+        r = tile[i] % 9
+        s = _suit(tile[i])
+        if r == 0:
+            n123[s] += 1
+        elif r == 6:
+            n789[s] += 1
+        else:
+            return False
+    if n123[ps] == 2 and n789[ps] == 2:
+        fan[F.PURE_TERMINAL_CHOWS] = 1
+        return True
+    if n123[ps] == 0 and n789[ps] == 0:
+        ok = True
+        for s in range(3):
+            if s != ps and (n123[s] != 1 or n789[s] != 1):
+                ok = False
+        if ok:
+            fan[F.THREE_SUITED_TERMINAL_CHOWS] = 1
+            return True
+    return False
+
+
+@njit(cache=True)
+def wait_position_fans(kind, tile, fixed, pair, win, fan):
+    """边张 / 嵌张 / 单钓将 for a sole wait, from where the winning tile sits."""
+    edge = False
+    closed = False
+    single = False
+    for i in range(4):
+        if fixed[i] or kind[i] != CHOW:
+            continue
+        mid = tile[i] + 1
+        if mid == win:
+            closed = True
+        elif mid + 1 == win or mid - 1 == win:
+            edge = True
+    if pair == win:
+        single = True
+    if edge:
+        fan[F.EDGE_WAIT] = 1
+    elif closed:
+        fan[F.CLOSED_WAIT] = 1
+    elif single:
+        fan[F.SINGLE_WAIT] = 1
+
+
+@njit(cache=True)
+def terminal_honor_pungs(kind, tile, n, fan, seat, rnd, covers, nine_gates):
+    """圈风刻 / 门风刻 and the 幺九刻 left over after the fans that include them.
+
+    A wind pung of the round or seat wind, the three pungs of 三风刻 and one
+    terminal pung of 九莲宝灯 already carry their 幺九刻 (when the rule set
+    says so through ``covers``), so they are not counted again.
+    """
+    total = 0
+    covered = 0
+    three_winds = fan[F.BIG_THREE_WINDS] > 0 and covers[F.BIG_THREE_WINDS] != 0
+    for i in range(n):
+        if kind[i] == CHOW:
+            continue
+        t = tile[i]
+        if _is_wind(t):
+            total += 1
+            w = t - 27
+            cov = False
+            if fan[F.BIG_FOUR_WINDS] == 0:
+                if w == rnd:
+                    fan[F.PREVALENT_WIND] = 1
+                    if covers[F.PREVALENT_WIND] != 0:
+                        cov = True
+                if w == seat:
+                    fan[F.SEAT_WIND] = 1
+                    if covers[F.SEAT_WIND] != 0:
+                        cov = True
+            if three_winds:
+                cov = True
+            if cov:
+                covered += 1
+        elif _is_terminal(t):
+            total += 1
+        elif _is_dragon(t):
+            fan[F.DRAGON_PUNG] += 1
+    if nine_gates and covers[F.NINE_GATES] != 0 and total > covered:
+        covered += 1
+    if total - covered > 0:
+        fan[F.PUNG_OF_TERMINALS_OR_HONORS] = total - covered

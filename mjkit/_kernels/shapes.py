@@ -1,0 +1,364 @@
+"""Hand shapes: completeness, waits, decompositions, special forms.
+
+Everything here works on 34-count arrays and never recurses: numba's on-disk
+cache cannot hold a recursive call graph safely (numba issue 6061), so the
+decomposition search keeps an explicit stack.
+"""
+
+import numpy as np
+from numba import njit
+
+from .layout import CHOW, PUNG
+
+MAX_DIVISIONS = 64
+
+
+@njit(cache=True)
+def _suited_sets_only(c, base):
+    """True if the 9 counts at ``base`` split into pungs and chows only.
+
+    At the lowest rank with count x the chows starting there can be taken as
+    x mod 3 (three equal chows are interchangeable with three pungs), so a
+    single greedy pass decides it.
+    """
+    a0 = 0
+    a1 = 0
+    for r in range(9):
+        x = c[base + r] - a0
+        if x < 0:
+            return False
+        x = x % 3
+        # chows started at r-2 and r-1 consume tiles here; carry forward.
+        a0 = a1 + x
+        a1 = x
+        if r >= 7 and x > 0:
+            return False
+    return a0 == 0 and a1 == 0
+
+
+@njit(cache=True)
+def _suited_ok(c, base, with_pair):
+    if not with_pair:
+        return _suited_sets_only(c, base)
+    for r in range(9):
+        t = base + r
+        if c[t] >= 2:
+            c[t] -= 2
+            ok = _suited_sets_only(c, base)
+            c[t] += 2
+            if ok:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _honors_ok(c, with_pair):
+    pairs = 0
+    for t in range(27, 34):
+        x = c[t] % 3
+        if x == 2:
+            pairs += 1
+        elif x == 1:
+            return False
+    return pairs == (1 if with_pair else 0)
+
+
+@njit(cache=True)
+def _group_total(c, g):
+    s = 0
+    if g < 3:
+        for t in range(9 * g, 9 * g + 9):
+            s += c[t]
+    else:
+        for t in range(27, 34):
+            s += c[t]
+    return s
+
+
+@njit(cache=True)
+def _group_ok(c, g, with_pair):
+    if g < 3:
+        return _suited_ok(c, 9 * g, with_pair)
+    return _honors_ok(c, with_pair)
+
+
+@njit(cache=True)
+def is_regular_complete(c):
+    """True if the counts form sets plus exactly one pair (counts may exceed 4)."""
+    pair_group = -1
+    for g in range(4):
+        m = _group_total(c, g) % 3
+        if m == 1:
+            return False
+        if m == 2:
+            if pair_group >= 0:
+                return False
+            pair_group = g
+    if pair_group < 0:
+        return False
+    for g in range(4):
+        if not _group_ok(c, g, g == pair_group):
+            return False
+    return True
+
+
+@njit(cache=True)
+def count_waits(standing, closed, first_tile):
+    """Number of distinct tiles (capped at 2) that complete ``standing``.
+
+    The regular form always counts; with ``closed`` (no meld at all) the
+    seven-pairs wait counts too.  Waits are structural: a tile whose four
+    copies are all in the hand still counts, as in the reference calculator.
+    ``first_tile`` is tried first so the usual unique-wait case stops early.
+    """
+    n = 0
+    seen = -1
+    # Seven-pairs wait: six pairs (a quad is two) and one odd tile.
+    if closed:
+        total = 0
+        pairs = 0
+        odd = -1
+        for t in range(34):
+            total += standing[t]
+            pairs += standing[t] // 2
+            if standing[t] % 2 == 1:
+                odd = t
+        if total == 13 and pairs == 6:
+            n = 1
+            seen = odd
+    for k in range(35):
+        t = first_tile if k == 0 else k - 1
+        if k > 0 and t == first_tile:
+            continue
+        if t == seen:
+            continue
+        # Only tiles next to something in hand can complete it.
+        if standing[t] == 0:
+            if t >= 27:
+                continue
+            r = t % 9
+            near = False
+            for d in (-2, -1, 1, 2):
+                rr = r + d
+                if 0 <= rr < 9 and standing[t + d] > 0:
+                    near = True
+            if not near:
+                continue
+        standing[t] += 1
+        ok = is_regular_complete(standing)
+        standing[t] -= 1
+        if ok:
+            n += 1
+            if n >= 2:
+                return 2
+    return n
+
+
+@njit(cache=True)
+def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair):
+    """Every split of ``c`` into ``n_sets`` sets and one pair.
+
+    Fills ``out_kind[i, j]``/``out_tile[i, j]`` (kind CHOW or PUNG, lowest tile)
+    for division ``i`` and returns how many there are.  Each division appears
+    once: the pair is chosen first, then sets are peeled from the lowest
+    remaining tile, which must start a pung or a chow.  ``c`` is restored.
+    """
+    nd = 0
+    stk_t = np.empty(5, np.int64)
+    stk_s = np.empty(5, np.int64)
+    kinds = np.empty(5, np.int64)
+    for p in range(34):
+        if c[p] < 2:
+            continue
+        c[p] -= 2
+        if n_sets == 0:
+            ok = True
+            for t in range(34):
+                if c[t] != 0:
+                    ok = False
+            if ok and nd < out_kind.shape[0]:
+                out_pair[nd] = p
+                nd += 1
+            c[p] += 2
+            continue
+        d = 0
+        lo = 0
+        while lo < 34 and c[lo] == 0:
+            lo += 1
+        if lo == 34:
+            c[p] += 2
+            continue
+        stk_t[0] = lo
+        stk_s[0] = 0
+        while d >= 0:
+            if d == n_sets:
+                if nd < out_kind.shape[0]:
+                    for j in range(n_sets):
+                        out_kind[nd, j] = kinds[j]
+                        out_tile[nd, j] = stk_t[j]
+                    out_pair[nd] = p
+                    nd += 1
+                d -= 1
+                t = stk_t[d]
+                if kinds[d] == PUNG:
+                    c[t] += 3
+                else:
+                    c[t] += 1
+                    c[t + 1] += 1
+                    c[t + 2] += 1
+                continue
+            t = stk_t[d]
+            st = stk_s[d]
+            placed = False
+            if st == 0:
+                stk_s[d] = 1
+                if c[t] >= 3:
+                    c[t] -= 3
+                    kinds[d] = PUNG
+                    placed = True
+            elif st == 1:
+                stk_s[d] = 2
+                if t < 27 and t % 9 <= 6 and c[t] > 0 and c[t + 1] > 0 and c[t + 2] > 0:
+                    c[t] -= 1
+                    c[t + 1] -= 1
+                    c[t + 2] -= 1
+                    kinds[d] = CHOW
+                    placed = True
+            else:
+                # Exhausted: undo the set that led here and go up.
+                d -= 1
+                if d >= 0:
+                    u = stk_t[d]
+                    if kinds[d] == PUNG:
+                        c[u] += 3
+                    else:
+                        c[u] += 1
+                        c[u + 1] += 1
+                        c[u + 2] += 1
+                continue
+            if placed:
+                d += 1
+                if d < n_sets:
+                    lo = 0
+                    while lo < 34 and c[lo] == 0:
+                        lo += 1
+                    if lo == 34:
+                        # Cannot happen with consistent counts; undo and retry.
+                        d -= 1
+                        u = stk_t[d]
+                        if kinds[d] == PUNG:
+                            c[u] += 3
+                        else:
+                            c[u] += 1
+                            c[u + 1] += 1
+                            c[u + 2] += 1
+                        continue
+                    stk_t[d] = lo
+                    stk_s[d] = 0
+        c[p] += 2
+    return nd
+
+
+@njit(cache=True)
+def knitted_tile(k, i):
+    """Tile ``i`` (0..8) of knitted sequence ``k`` (0..5).
+
+    Sequence k gives 147, 258, 369 to the suits of the k-th permutation of
+    (m, p, s); tile i is offset i // 3 of rank-group i % 3.
+    """
+    # permutations of (0, 1, 2): which suit takes 147, 258, 369
+    if k == 0:
+        a, b, d = 0, 1, 2
+    elif k == 1:
+        a, b, d = 0, 2, 1
+    elif k == 2:
+        a, b, d = 1, 0, 2
+    elif k == 3:
+        a, b, d = 1, 2, 0
+    elif k == 4:
+        a, b, d = 2, 0, 1
+    else:
+        a, b, d = 2, 1, 0
+    g = i // 3
+    j = i % 3
+    suit = a if g == 0 else (b if g == 1 else d)
+    return 9 * suit + g + 3 * j
+
+
+@njit(cache=True)
+def find_knitted(c):
+    """Index of a knitted sequence fully present in ``c``, or -1."""
+    for k in range(6):
+        ok = True
+        for i in range(9):
+            if c[knitted_tile(k, i)] == 0:
+                ok = False
+                break
+        if ok:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def is_thirteen_orphans(c):
+    total = 0
+    for t in range(34):
+        total += c[t]
+    if total != 14:
+        return False
+    for t in range(34):
+        orphan = t >= 27 or t % 9 == 0 or t % 9 == 8
+        if orphan:
+            if c[t] == 0:
+                return False
+        elif c[t] != 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def honors_knitted_kind(c):
+    """0 if not 全不靠/七星不靠; 1 全不靠 (lesser); 2 七星不靠 (greater).
+
+    Fourteen distinct tiles: every suited one from one knitted sequence,
+    7 to 9 of them, the rest honours.
+    """
+    total = 0
+    n_suited = 0
+    for t in range(34):
+        if c[t] > 1:
+            return 0
+        total += c[t]
+        if t < 27:
+            n_suited += c[t]
+    if total != 14 or n_suited < 7 or n_suited > 9:
+        return 0
+    for k in range(6):
+        inside = 0
+        for i in range(9):
+            inside += c[knitted_tile(k, i)]
+        if inside == n_suited:
+            return 2 if n_suited == 7 else 1
+    return 0
+
+
+@njit(cache=True)
+def seven_pairs_kind(c):
+    """0 not seven pairs; 1 seven pairs; 2 seven shifted pairs (连七对)."""
+    total = 0
+    for t in range(34):
+        if c[t] % 2 == 1:
+            return 0
+        total += c[t]
+    if total != 14:
+        return 0
+    for base in (0, 9, 18):
+        for start in range(3):
+            run = True
+            for r in range(start, start + 7):
+                if c[base + r] != 2:
+                    run = False
+                    break
+            if run:
+                return 2
+    return 1

@@ -1,0 +1,152 @@
+"""A rule set: fan points, 不计 lists and the winning minimum, as arrays.
+
+The kernels detect what a hand *has*; a :class:`RuleSet` says what it is
+worth.  Derive a custom one with :meth:`RuleSet.derive` (change a value,
+drop a fan, change the minimum) without editing the package.
+"""
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..errors import HandError
+from .catalogue import fan_catalogue
+
+# Reading order used to break ties between equal-scoring readings: the suit
+# order of the reference calculator (characters, bamboo, dots), then winds,
+# then 中 发 白.  See docs/rules-gb.md.
+_TIE_SUITS = (0, 2, 1)
+
+
+def _tie_order():
+    order = np.empty(34, np.int64)
+    pos = 0
+    for s in _TIE_SUITS:
+        for r in range(9):
+            order[9 * s + r] = pos
+            pos += 1
+    for t in (27, 28, 29, 30, 33, 32, 31):
+        order[t] = pos
+        pos += 1
+    return order
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Points, exclusions and minimum of one rule set.
+
+    Attributes
+    ----------
+    name : str
+    minimum : int
+        Fans needed to win (flowers never count toward it).
+    points : numpy.ndarray
+        int64, one entry per catalogue row; 0 means the fan is not used.
+    excludes : tuple of tuple of int
+        For each fan, the row indices it excludes (不计).
+    excludes_own : tuple of tuple of int
+        For each fan, the fans it excludes only for its own sets (幺九刻).
+    """
+
+    name: str
+    minimum: int
+    points: np.ndarray
+    excludes: tuple
+    excludes_own: tuple
+    description: str = ""
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def n_fans(self):
+        return len(self.points)
+
+    def kernel_args(self):
+        """Arrays for the kernels: points, 不计 as CSR, order, tie order, covers."""
+        if "args" not in self._cache:
+            n = self.n_fans
+            ptr = np.zeros(n + 1, np.int64)
+            idx = []
+            for f in range(n):
+                idx.extend(self.excludes[f])
+                ptr[f + 1] = len(idx)
+            idx = np.asarray(idx, np.int64) if idx else np.zeros(1, np.int64)
+            # Higher fans first: a fan another one excludes imposes nothing.
+            order = np.asarray(sorted(range(n), key=lambda f: (-int(self.points[f]), f)), np.int64)
+            covers = np.asarray([1 if self.excludes_own[f] else 0 for f in range(n)], np.int64)
+            self._cache["args"] = (np.ascontiguousarray(self.points, np.int64), ptr, idx,
+                                   order, _tie_order(), covers)
+        return self._cache["args"]
+
+    def derive(self, name, *, points=None, drop=(), minimum=None, description=""):
+        """A new rule set from this one.
+
+        Parameters
+        ----------
+        name : str
+        points : dict, optional
+            ``{fan key or zh name or id: new points}``.
+        drop : iterable, optional
+            Fans (key, zh name or id) not used at all.
+        minimum : int, optional
+        """
+        cat = fan_catalogue()
+        pts = self.points.copy()
+        for k, v in (points or {}).items():
+            pts[_fan_index(cat, k)] = int(v)
+        for k in drop:
+            pts[_fan_index(cat, k)] = 0
+        return replace(self, name=name, points=pts,
+                       minimum=self.minimum if minimum is None else int(minimum),
+                       description=description or f"derived from {self.name}", _cache={})
+
+
+def _fan_index(cat, key):
+    if isinstance(key, (int, np.integer)):
+        hit = cat.index[cat["id"] == int(key)]
+    else:
+        hit = cat.index[(cat["key"] == key) | (cat["zh"] == key) | (cat["en"] == key)]
+    if len(hit) != 1:
+        raise HandError(f"unknown fan {key!r}")
+    return int(hit[0])
+
+
+def _from_catalogue(name, column, minimum, description):
+    cat = fan_catalogue()
+    keys = {k: i for i, k in enumerate(cat["key"])}
+    excl = tuple(tuple(keys[k] for k in s.split()) for s in cat["excludes"])
+    own = tuple(tuple(keys[k] for k in s.split()) for s in cat["excludes_own"])
+    return RuleSet(name=name, minimum=minimum, points=cat[column].to_numpy(np.int64),
+                   excludes=excl, excludes_own=own, description=description)
+
+
+_REGISTRY = {}
+
+
+def register_rules(rules):
+    """Make a :class:`RuleSet` available by name to ``score(..., rules=name)``."""
+    _REGISTRY[rules.name] = rules
+    return rules
+
+
+def rule_names():
+    """Names of the registered rule sets."""
+    _builtin()
+    return sorted(_REGISTRY)
+
+
+def _builtin():
+    if "gb" not in _REGISTRY:
+        register_rules(_from_catalogue(
+            "gb", "points_gb", 8,
+            "Chinese Official rules (国标麻将, 81 fans, 8-fan minimum)."))
+
+
+def get_rules(rules="gb"):
+    """A :class:`RuleSet` from a name or a RuleSet."""
+    if isinstance(rules, RuleSet):
+        return rules
+    _builtin()
+    try:
+        return _REGISTRY[rules]
+    except (KeyError, TypeError):
+        raise HandError(f"unknown rule set {rules!r}; known: {', '.join(sorted(_REGISTRY))}") from None
