@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 import pandas as pd
 
 from ._kernels import layout as L
-from ._kernels.evaluate import score_row, score_rows
+from ._kernels.evaluate import WS_LEN, score_row, score_rows
 from .errors import HandError
 from .hand import Hand, parse_hand
 from .rules import fan_catalogue, get_rules
@@ -239,7 +240,8 @@ def score(hand_or_text, rules="gb", **situation):
     fan = np.zeros(n, np.int64)
     raw = np.zeros(n, np.int64)
     dec = np.zeros(L.DEC_LEN, np.int64)
-    total = score_row(row, *rs.kernel_args(), fan, raw, dec)
+    ws = np.zeros(WS_LEN, np.int64)
+    total = score_row(row, *rs.kernel_args(), fan, raw, dec, ws)
     return _build_result(hand, rs, total, fan, raw, dec)
 
 
@@ -312,5 +314,7 @@ def score_batch(batch, rules="gb"):
     totals = np.zeros(n, np.int64)
     fans = np.zeros((n, rs.n_fans), np.int64)
     if n:
-        score_rows(batch.rows, *rs.kernel_args(), totals, fans)
+        # Chunks are independent; a few per thread keeps the cores busy.
+        n_chunks = max(1, min(n, 4 * numba.get_num_threads()))
+        score_rows(batch.rows, *rs.kernel_args(), totals, fans, n_chunks)
     return BatchResult(totals=totals, fan_counts=fans, rules=rs.name)

@@ -23,7 +23,7 @@ from .fans import (
     terminal_chows_fans, terminal_honor_pungs, tile_fans, wait_position_fans, win_fans,
 )
 from .layout import (
-    CHOW, COUNTS, DEC_FORM, DEC_KNIT, DEC_PAIR, DEC_SETS, F_KONG, F_LAST_COPY,
+    CHOW, COUNTS, DEC_FORM, DEC_LEN, DEC_KNIT, DEC_PAIR, DEC_SETS, F_KONG, F_LAST_COPY,
     F_LAST_WALL, F_SELF_DRAWN, FLAGS, FLOWERS, FORM_HONORS_KNITTED, FORM_KNITTED_STRAIGHT,
     FORM_NONE, FORM_REGULAR, FORM_SEVEN_PAIRS, FORM_THIRTEEN_ORPHANS, KONG, M_CHOW,
     M_CKONG, M_KONG, M_PUNG, MELDS, PUNG, ROUND, SEAT, WIN,
@@ -33,23 +33,47 @@ from .shapes import (
     is_thirteen_orphans, knitted_tile, seven_pairs_kind,
 )
 
+# Scratch space: one int64 array per thread, carved into views, so that
+# scoring a hand allocates nothing (allocation dominated the run time and
+# serialised threads).
+MAX_FANS = 128
+W_C = 0            # 34 concealed counts
+W_ALLC = 34        # 34 counts with melds
+W_STAND = 68       # 34 counts without the winning tile
+W_REM = 102        # 34 counts left after a knitted straight
+W_KIND = 136       # 4 set kinds
+W_TILE = 140       # 4 set tiles
+W_EXP = 144        # 4 exposed flags
+W_FIX = 148        # 4 fixed (meld) flags
+W_K1 = 152         # 3 x 4: the single set of a knitted reading
+W_SCR = 164        # 32 general scratch
+W_BASE = 196       # MAX_FANS: fans every reading of the hand shares
+W_CAND = W_BASE + MAX_FANS
+W_RAW = W_CAND + MAX_FANS
+W_DK = W_RAW + MAX_FANS               # MAX_DIVISIONS * 4 kinds
+W_DT = W_DK + 4 * MAX_DIVISIONS       # MAX_DIVISIONS * 4 tiles
+W_DP = W_DT + 4 * MAX_DIVISIONS       # MAX_DIVISIONS pairs
+W_DKEY = W_DP + MAX_DIVISIONS         # MAX_DIVISIONS reading-order keys
+W_IDX = W_DKEY + MAX_DIVISIONS        # MAX_DIVISIONS visiting order
+WS_LEN = W_IDX + MAX_DIVISIONS
+
 
 @njit(cache=True)
-def apply_rules(cand, raw, points, excl_ptr, excl_idx, order):
-    """Drop disabled fans, keep a copy, apply 不计 in ``order``; return the total."""
+def apply_rules(cand, points, excl_ptr, excl_idx, order):
+    """Drop disabled fans, apply 不计 in ``order`` (highest first); return the total."""
     n = points.shape[0]
-    for f in range(n):
-        if points[f] <= 0:
-            cand[f] = 0
-        raw[f] = cand[f]
     for k in range(n):
         f = order[k]
         if cand[f] > 0:
+            if points[f] <= 0:
+                cand[f] = 0
+                continue
             for j in range(excl_ptr[f], excl_ptr[f + 1]):
                 cand[excl_idx[j]] = 0
     total = 0
     for f in range(n):
-        total += cand[f] * points[f]
+        if cand[f] > 0:
+            total += cand[f] * points[f]
     return total
 
 
@@ -79,31 +103,24 @@ def _is_nine_gates(standing):
 
 
 @njit(cache=True)
-def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, allc, n_kongs,
-                    self_drawn, win, seat, rnd, n_waits, nine_gates, tie_order,
-                    points, covers, fan):
-    """Fans of one split into four sets and a pair."""
+def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, self_drawn, win, seat, rnd,
+                    n_waits, nine_gates, tie_order, points, covers, fan, scratch):
+    """Fans of one split into four sets and a pair (tile-level fans excluded)."""
     # A pung completed by a discard is exposed, unless the winning tile can be
     # read as part of a concealed chow instead.
-    conc = np.empty(4, np.bool_)
-    for i in range(4):
-        conc[i] = exposed[i] == 0
+    win_pung_exposed = False
     if not self_drawn:
-        in_chow = False
+        win_pung_exposed = True
         for i in range(4):
             if fixed[i] == 0 and kind[i] == CHOW and tile[i] <= win <= tile[i] + 2:
-                in_chow = True
-        if not in_chow:
-            for i in range(4):
-                if fixed[i] == 0 and kind[i] == PUNG and tile[i] == win:
-                    conc[i] = False
+                win_pung_exposed = False
     mk = 0
     ck = 0
     cp = 0
     n_chows = 0
-    ctiles = np.empty(4, np.int64)
-    ptiles = np.empty(4, np.int64)
     n_pungs = 0
+    ctiles = scratch[0:4]
+    ptiles = scratch[4:8]
     for i in range(4):
         if kind[i] == CHOW:
             ctiles[n_chows] = tile[i]
@@ -116,7 +133,7 @@ def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, allc, n_kongs,
                 mk += 1
             else:
                 ck += 1
-        elif conc[i]:
+        elif exposed[i] == 0 and not (win_pung_exposed and fixed[i] == 0 and tile[i] == win):
             cp += 1
     kong_fans(mk, ck, cp, points, fan)
     if n_pungs == 4:
@@ -125,14 +142,13 @@ def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, allc, n_kongs,
     _sort_by_order(ptiles, n_pungs, tie_order)
     if n_chows == 4:
         if not terminal_chows_fans(kind, tile, pair, fan):
-            chow_fans(ctiles, 4, points, fan)
+            chow_fans(ctiles, 4, points, fan, scratch[8:32])
     elif n_chows >= 2:
-        chow_fans(ctiles, n_chows, points, fan)
+        chow_fans(ctiles, n_chows, points, fan, scratch[8:32])
     if n_pungs >= 2:
         pung_fans(ptiles, n_pungs, fan)
     if nine_gates:
         fan[F.NINE_GATES] = 1
-    concealment_fans(n_exposed, self_drawn, fan)
     # The pair turns 双箭刻 into 小三元 and 三风刻 into 小四喜.
     if n_chows == 4:
         if pair < 27:
@@ -146,58 +162,71 @@ def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, allc, n_kongs,
             fan[F.LITTLE_FOUR_WINDS] = 1
             fan[F.BIG_THREE_WINDS] = 0
     pack_trait_fans(kind, tile, pair, fan)
-    tile_fans(allc, fan)
-    hog_fans(allc, n_kongs, fan)
     if fan[F.MELDED_HAND] == 0 and fan[F.FOUR_KONGS] == 0 and n_waits == 1:
         wait_position_fans(kind, tile, fixed, pair, win, fan)
     terminal_honor_pungs(kind, tile, 4, fan, seat, rnd, covers, nine_gates)
 
 
 @njit(cache=True)
-def _division_key_less(ak, at, bk, bt, n, tie_order):
-    """Reading order of two splits of the same concealed tiles."""
-    ka = np.empty(4, np.int64)
-    kb = np.empty(4, np.int64)
+def _division_key(dk, dt, d, n, tie_order, scratch):
+    """Reading-order key of split ``d``: its sorted set keys, 7 bits each."""
     for i in range(n):
-        ka[i] = tie_order[at[i]] * 2 + (1 if ak[i] == CHOW else 0)
-        kb[i] = tie_order[bt[i]] * 2 + (1 if bk[i] == CHOW else 0)
-    # sort both key lists
-    for i in range(1, n):
-        x = ka[i]
-        j = i - 1
-        while j >= 0 and ka[j] > x:
-            ka[j + 1] = ka[j]
-            j -= 1
-        ka[j + 1] = x
-        y = kb[i]
-        j = i - 1
-        while j >= 0 and kb[j] > y:
-            kb[j + 1] = kb[j]
-            j -= 1
-        kb[j + 1] = y
+        scratch[i] = tie_order[dt[4 * d + i]] * 2 + (1 if dk[4 * d + i] == CHOW else 0)
+    _sort_by_order_plain(scratch, n)
+    key = 0
     for i in range(n):
-        if ka[i] != kb[i]:
-            return ka[i] < kb[i]
-    return False
+        key = key * 128 + scratch[i]
+    return key
 
 
 @njit(cache=True)
-def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, raw, dec):
-    """Score one row; fill ``fan`` (counted), ``raw`` (before 不计), ``dec``.
+def _sort_by_order_plain(a, n):
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
 
-    Returns the total (flowers included), or -1 if the hand is not complete.
+
+@njit(cache=True)
+def _keep(fan, cand, nf):
+    for f in range(nf):
+        fan[f] = cand[f]
+
+
+@njit(cache=True)
+def _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order):
+    """apply_rules, keeping a copy of the detected fans first if wanted."""
+    if want_raw:
+        for f in range(points.shape[0]):
+            cand_raw[f] = cand[f]
+    return apply_rules(cand, points, excl_ptr, excl_idx, order)
+
+
+@njit(cache=True)
+def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, raw, dec, ws):
+    """Score one row; fill ``fan`` (counted fans) and ``dec`` (the reading).
+
+    If ``raw`` is as long as ``fan`` it receives the fans the chosen reading
+    has before 不计 (for explanations); pass an empty array to skip that.
+    ``ws`` is a scratch array of at least ``WS_LEN`` int64.  Returns the
+    total (flowers included), or -1 if the hand is not complete.
     """
     nf = points.shape[0]
+    want_raw = raw.shape[0] >= nf
     for f in range(nf):
         fan[f] = 0
-        raw[f] = 0
+        if want_raw:
+            raw[f] = 0
     for i in range(dec.shape[0]):
         dec[i] = 0
     dec[DEC_FORM] = FORM_NONE
     dec[DEC_KNIT] = -1
 
-    c = np.empty(34, np.int64)
-    allc = np.empty(34, np.int64)
+    c = ws[W_C:W_C + 34]
+    allc = ws[W_ALLC:W_ALLC + 34]
     for t in range(34):
         c[t] = row[COUNTS + t]
         allc[t] = c[t]
@@ -207,10 +236,15 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
     rnd = row[ROUND]
     flowers = row[FLOWERS]
 
-    kind = np.zeros(4, np.int64)
-    tile = np.zeros(4, np.int64)
-    exposed = np.zeros(4, np.int64)
-    fixed = np.zeros(4, np.int64)
+    kind = ws[W_KIND:W_KIND + 4]
+    tile = ws[W_TILE:W_TILE + 4]
+    exposed = ws[W_EXP:W_EXP + 4]
+    fixed = ws[W_FIX:W_FIX + 4]
+    for i in range(4):
+        kind[i] = 0
+        tile[i] = 0
+        exposed[i] = 0
+        fixed[i] = 0
     n_fixed = 0
     n_exposed = 0
     n_kongs = 0
@@ -259,8 +293,21 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
         elif in_melds > 0 or c[win] > 1:
             kong = False
 
-    cand = np.zeros(nf, np.int64)
-    cand_raw = np.zeros(nf, np.int64)
+    # Fans every reading shares: how it was won and what tiles it holds.
+    base = ws[W_BASE:W_BASE + nf]
+    cand = ws[W_CAND:W_CAND + nf]
+    cand_raw = ws[W_RAW:W_RAW + nf]
+    for f in range(nf):
+        base[f] = 0
+    win_fans(self_drawn, last_copy, kong, last_wall, base)
+    concealment_fans(n_exposed, self_drawn, base)
+    tile_fans(allc, base)
+    hog_fans(allc, n_kongs, base)
+
+    scratch = ws[W_SCR:W_SCR + 32]
+    dk = ws[W_DK:W_DK + 4 * MAX_DIVISIONS]
+    dt = ws[W_DT:W_DT + 4 * MAX_DIVISIONS]
+    dp = ws[W_DP:W_DP + MAX_DIVISIONS]
     best = -1
     best_form = FORM_NONE
 
@@ -268,36 +315,33 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
     if n_fixed <= 1:
         k = find_knitted(c)
         if k >= 0:
-            rem = c.copy()
+            rem = ws[W_REM:W_REM + 34]
+            for t in range(34):
+                rem[t] = c[t]
             for i in range(9):
                 rem[knitted_tile(k, i)] -= 1
-            dk = np.zeros((MAX_DIVISIONS, 4), np.int64)
-            dt = np.zeros((MAX_DIVISIONS, 4), np.int64)
-            dp = np.zeros(MAX_DIVISIONS, np.int64)
-            nd = enumerate_divisions(rem, 1 - n_fixed, dk, dt, dp)
+            nd = enumerate_divisions(rem, 1 - n_fixed, dk, dt, dp, scratch)
             if nd == 1:
                 for f in range(nf):
-                    cand[f] = 0
-                k4 = kind[0] if n_fixed == 1 else dk[0, 0]
-                t4 = tile[0] if n_fixed == 1 else dt[0, 0]
+                    cand[f] = base[f]
+                k1 = ws[W_K1:W_K1 + 4]
+                t1 = ws[W_K1 + 4:W_K1 + 8]
+                x1 = ws[W_K1 + 8:W_K1 + 12]
+                for i in range(4):
+                    k1[i] = 0
+                    t1[i] = 0
+                    x1[i] = 0
+                k1[0] = kind[0] if n_fixed == 1 else dk[0]
+                t1[0] = tile[0] if n_fixed == 1 else dt[0]
+                x1[0] = n_fixed
                 e4 = exposed[0] if n_fixed == 1 else 0
                 pair = dp[0]
                 cand[F.KNITTED_STRAIGHT] = 1
-                if k4 == CHOW:
+                if k1[0] == CHOW:
                     if pair < 27:
                         cand[F.ALL_CHOWS] = 1
-                elif k4 == KONG:
+                elif k1[0] == KONG:
                     kong_fans(e4, 1 - e4, 0, points, cand)
-                win_fans(self_drawn, last_copy, kong, last_wall, cand)
-                concealment_fans(n_exposed, self_drawn, cand)
-                tile_fans(allc, cand)
-                hog_fans(allc, n_kongs, cand)
-                k1 = np.zeros(4, np.int64)
-                t1 = np.zeros(4, np.int64)
-                x1 = np.zeros(4, np.int64)
-                k1[0] = k4
-                t1[0] = t4
-                x1[0] = n_fixed
                 # Waits are read on the set and pair alone: closed, a sole
                 # wait there earns its fan; with a meld, the pair is the only
                 # place left, so a winning tile held twice before is 单钓将.
@@ -310,23 +354,23 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
                 elif c[win] > 1:
                     cand[F.SINGLE_WAIT] = 1
                 terminal_honor_pungs(k1, t1, 1, cand, seat, rnd, covers, False)
-                best = apply_rules(cand, cand_raw, points, excl_ptr, excl_idx, order)
+                best = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order)
                 best_form = FORM_KNITTED_STRAIGHT
-                for f in range(nf):
-                    fan[f] = cand[f]
-                    raw[f] = cand_raw[f]
+                _keep(fan, cand, nf)
+                if want_raw:
+                    _keep(raw, cand_raw, nf)
                 dec[DEC_FORM] = FORM_KNITTED_STRAIGHT
                 dec[DEC_PAIR] = pair
                 dec[DEC_KNIT] = k
-                dec[DEC_SETS] = k4
-                dec[DEC_SETS + 1] = t4
+                dec[DEC_SETS] = k1[0]
+                dec[DEC_SETS + 1] = t1[0]
                 dec[DEC_SETS + 2] = e4
 
     # ---- closed special forms
     if best_form == FORM_NONE and n_fixed == 0:
         form = FORM_NONE
         for f in range(nf):
-            cand[f] = 0
+            cand[f] = base[f]
         sp = seven_pairs_kind(c)
         if sp == 2:
             cand[F.SEVEN_SHIFTED_PAIRS] = 1
@@ -351,35 +395,34 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
                     cand[F.KNITTED_STRAIGHT] = 1
                 form = FORM_HONORS_KNITTED
         if form != FORM_NONE:
-            win_fans(self_drawn, last_copy, kong, last_wall, cand)
-            concealment_fans(0, self_drawn, cand)
-            tile_fans(c, cand)
-            hog_fans(c, 0, cand)
-            best = apply_rules(cand, cand_raw, points, excl_ptr, excl_idx, order)
+            best = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order)
             best_form = form
-            for f in range(nf):
-                fan[f] = cand[f]
-                raw[f] = cand_raw[f]
+            _keep(fan, cand, nf)
+            if want_raw:
+                _keep(raw, cand_raw, nf)
             dec[DEC_FORM] = form
 
     # ---- regular splits (also when seven pairs fit)
     if best_form == FORM_NONE or (best_form == FORM_SEVEN_PAIRS and fan[F.SEVEN_SHIFTED_PAIRS] == 0):
-        dk = np.zeros((MAX_DIVISIONS, 4), np.int64)
-        dt = np.zeros((MAX_DIVISIONS, 4), np.int64)
-        dp = np.zeros(MAX_DIVISIONS, np.int64)
-        nd = enumerate_divisions(c, n_sets, dk, dt, dp)
+        nd = enumerate_divisions(c, n_sets, dk, dt, dp, scratch)
         if nd > 0:
-            standing = c.copy()
+            standing = ws[W_STAND:W_STAND + 34]
+            for t in range(34):
+                standing[t] = c[t]
             standing[win] -= 1
             n_waits = count_waits(standing, n_fixed == 0, win)
             nine = n_fixed == 0 and _is_nine_gates(standing)
             # Visit the splits in reading order so ties resolve the same way
             # whatever order they were found in.
-            idx = np.arange(nd)
+            dkey = ws[W_DKEY:W_DKEY + MAX_DIVISIONS]
+            idx = ws[W_IDX:W_IDX + MAX_DIVISIONS]
+            for d in range(nd):
+                dkey[d] = _division_key(dk, dt, d, n_sets, tie_order, scratch)
+                idx[d] = d
             for a in range(1, nd):
                 x = idx[a]
                 b = a - 1
-                while b >= 0 and _division_key_less(dk[x], dt[x], dk[idx[b]], dt[idx[b]], n_sets, tie_order):
+                while b >= 0 and dkey[idx[b]] > dkey[x]:
                     idx[b + 1] = idx[b]
                     b -= 1
                 idx[b + 1] = x
@@ -387,17 +430,15 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
             for q in range(nd):
                 d = idx[q]
                 for j in range(n_sets):
-                    kind[n_fixed + j] = dk[d, j]
-                    tile[n_fixed + j] = dt[d, j]
+                    kind[n_fixed + j] = dk[4 * d + j]
+                    tile[n_fixed + j] = dt[4 * d + j]
                     exposed[n_fixed + j] = 0
                     fixed[n_fixed + j] = 0
                 for f in range(nf):
-                    cand[f] = 0
-                win_fans(self_drawn, last_copy, kong, last_wall, cand)
-                regular_reading(kind, tile, exposed, fixed, dp[d], n_exposed, allc, n_kongs,
-                                self_drawn, win, seat, rnd, n_waits, nine, tie_order,
-                                points, covers, cand)
-                total = apply_rules(cand, cand_raw, points, excl_ptr, excl_idx, order)
+                    cand[f] = base[f]
+                regular_reading(kind, tile, exposed, fixed, dp[d], n_exposed, self_drawn, win,
+                                seat, rnd, n_waits, nine, tie_order, points, covers, cand, scratch)
+                total = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order)
                 if total == 0 and points[F.CHICKEN_HAND] > 0:
                     cand[F.CHICKEN_HAND] = 1
                     cand_raw[F.CHICKEN_HAND] = 1
@@ -411,9 +452,9 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
                 if better:
                     best = total
                     best_form = FORM_REGULAR
-                    for f in range(nf):
-                        fan[f] = cand[f]
-                        raw[f] = cand_raw[f]
+                    _keep(fan, cand, nf)
+                    if want_raw:
+                        _keep(raw, cand_raw, nf)
                     dec[DEC_FORM] = FORM_REGULAR
                     dec[DEC_PAIR] = dp[d]
                     dec[DEC_KNIT] = -1
@@ -426,18 +467,26 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
         return -1
     if points[F.FLOWER_TILES] > 0 and flowers > 0:
         fan[F.FLOWER_TILES] = flowers
-        raw[F.FLOWER_TILES] = flowers
+        if want_raw:
+            raw[F.FLOWER_TILES] = flowers
         best += flowers * points[F.FLOWER_TILES]
     return best
 
 
 @njit(cache=True, parallel=True)
-def score_rows(rows, points, excl_ptr, excl_idx, order, tie_order, covers, totals, fans):
-    """Score many rows in parallel; ``totals[i]`` is -1 for an incomplete hand."""
+def score_rows(rows, points, excl_ptr, excl_idx, order, tie_order, covers, totals, fans, n_chunks):
+    """Score many rows in parallel; ``totals[i]`` is -1 for an incomplete hand.
+
+    Rows are split into ``n_chunks`` contiguous chunks, each with its own
+    scratch space; results do not depend on the chunking.
+    """
     n = rows.shape[0]
-    nf = points.shape[0]
-    for i in prange(n):
-        raw = np.empty(nf, np.int64)
-        dec = np.empty(15, np.int64)
-        totals[i] = score_row(rows[i], points, excl_ptr, excl_idx, order, tie_order,
-                              covers, fans[i], raw, dec)
+    for ch in prange(n_chunks):
+        lo = n * ch // n_chunks
+        hi = n * (ch + 1) // n_chunks
+        ws = np.zeros(WS_LEN, np.int64)
+        dec = np.zeros(DEC_LEN, np.int64)
+        no_raw = np.zeros(0, np.int64)
+        for i in range(lo, hi):
+            totals[i] = score_row(rows[i], points, excl_ptr, excl_idx, order, tie_order,
+                                  covers, fans[i], no_raw, dec, ws)

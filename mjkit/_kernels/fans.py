@@ -16,7 +16,6 @@ principles is found exactly by trying every subset of the (at most six)
 pairwise fans.
 """
 
-import numpy as np
 from numba import njit
 
 from . import fan_ids as F
@@ -150,12 +149,16 @@ def _pair_pref(f):
 
 
 @njit(cache=True)
-def _best_pair_forest(tiles, n, points, fan):
-    """Add the best set of pairwise chow fans allowed by 套算一次 / 不得相同."""
+def _best_pair_forest(tiles, n, points, fan, scratch):
+    """Add the best set of pairwise chow fans allowed by 套算一次 / 不得相同.
+
+    ``scratch`` holds at least 22 ints (edges and a union-find forest).
+    """
     m = 0
-    ea = np.empty(6, np.int64)
-    eb = np.empty(6, np.int64)
-    ef = np.empty(6, np.int64)
+    ea = scratch[0:6]
+    eb = scratch[6:12]
+    ef = scratch[12:18]
+    parent = scratch[18:22]
     for i in range(n):
         for j in range(i + 1, n):
             f = chow_pair_fan(tiles[i], tiles[j])
@@ -169,7 +172,6 @@ def _best_pair_forest(tiles, n, points, fan):
     best_mask = 0
     best_val = -1
     best_key = -1
-    parent = np.empty(4, np.int64)
     for mask in range(1, 1 << m):
         for i in range(n):
             parent[i] = i
@@ -227,7 +229,7 @@ def _extra_chow_fan(x, y, z, w, points):
 
 
 @njit(cache=True)
-def chow_fans(tiles, n, points, fan):
+def chow_fans(tiles, n, points, fan, scratch):
     """Fans among ``n`` chows (lowest tiles, sorted by reading order)."""
     if n == 4:
         f = chow_quad_fan(tiles[0], tiles[1], tiles[2], tiles[3])
@@ -269,7 +271,7 @@ def chow_fans(tiles, n, points, fan):
                 fan[best_x] += 1
             return
     if n >= 2:
-        _best_pair_forest(tiles, n, points, fan)
+        _best_pair_forest(tiles, n, points, fan, scratch)
 
 
 # ------------------------------------------------------ pung combinations
@@ -354,7 +356,10 @@ def pung_fans(tiles, n, fan):
 @njit(cache=True)
 def tile_fans(allc, fan):
     """Fans decided by the multiset of tiles alone (suits, ranks, kinds)."""
-    has = np.zeros(4, np.int64)
+    has_m = False
+    has_p = False
+    has_s = False
+    has_h = False
     winds = False
     dragons = False
     simples = True
@@ -367,7 +372,15 @@ def tile_fans(allc, fan):
     for t in range(34):
         if allc[t] == 0:
             continue
-        has[_suit(t)] = 1
+        g = _suit(t)
+        if g == 0:
+            has_m = True
+        elif g == 1:
+            has_p = True
+        elif g == 2:
+            has_s = True
+        else:
+            has_h = True
         if _is_wind(t):
             winds = True
         if _is_dragon(t):
@@ -387,20 +400,17 @@ def tile_fans(allc, fan):
             terminals_only = False
         if not (term or honor):
             outside_only = False
-    voided = 0
-    for s in range(3):
-        if has[s] == 0:
-            voided += 1
-    if has[3] == 0:
+    voided = (0 if has_m else 1) + (0 if has_p else 1) + (0 if has_s else 1)
+    if not has_h:
         fan[F.NO_HONORS] = 1
     if voided == 2:
-        if has[3]:
+        if has_h:
             fan[F.HALF_FLUSH] = 1
         else:
             fan[F.FULL_FLUSH] = 1
     elif voided > 0:
         fan[F.ONE_VOIDED_SUIT] = voided
-    if voided == 0 and has[3] and winds and dragons:
+    if voided == 0 and has_h and winds and dragons:
         fan[F.ALL_TYPES] = 1
     if simples:
         fan[F.ALL_SIMPLES] = 1
@@ -415,7 +425,7 @@ def tile_fans(allc, fan):
             fan[F.ALL_TERMINALS] = 1
         elif outside_only:
             fan[F.ALL_TERMINALS_AND_HONORS] = 1
-    if has[3] == 0:
+    if not has_h:
         if rank_mask & ~0b11110 == 0:
             if rank_mask & (1 << 4):
                 fan[F.LOWER_FOUR] = 1
@@ -547,26 +557,27 @@ def terminal_chows_fans(kind, tile, pair, fan):
     if pair >= 27 or pair % 9 != 4:
         return False
     ps = _suit(pair)
-    n123 = np.zeros(3, np.int64)
-    n789 = np.zeros(3, np.int64)
+    # per-suit counts of 123 and 789 chows, four bits per suit
+    n123 = 0
+    n789 = 0
     for i in range(4):
         if kind[i] != CHOW:
             return False
         r = tile[i] % 9
         s = _suit(tile[i])
         if r == 0:
-            n123[s] += 1
+            n123 += 1 << (4 * s)
         elif r == 6:
-            n789[s] += 1
+            n789 += 1 << (4 * s)
         else:
             return False
-    if n123[ps] == 2 and n789[ps] == 2:
+    if (n123 >> (4 * ps)) & 15 == 2 and (n789 >> (4 * ps)) & 15 == 2:
         fan[F.PURE_TERMINAL_CHOWS] = 1
         return True
-    if n123[ps] == 0 and n789[ps] == 0:
+    if (n123 >> (4 * ps)) & 15 == 0 and (n789 >> (4 * ps)) & 15 == 0:
         ok = True
         for s in range(3):
-            if s != ps and (n123[s] != 1 or n789[s] != 1):
+            if s != ps and ((n123 >> (4 * s)) & 15 != 1 or (n789 >> (4 * s)) & 15 != 1):
                 ok = False
         if ok:
             fan[F.THREE_SUITED_TERMINAL_CHOWS] = 1

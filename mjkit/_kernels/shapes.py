@@ -5,7 +5,6 @@ cache cannot hold a recursive call graph safely (numba issue 6061), so the
 decomposition search keeps an explicit stack.
 """
 
-import numpy as np
 from numba import njit
 
 from .layout import CHOW, PUNG
@@ -103,6 +102,13 @@ def is_regular_complete(c):
 
 
 @njit(cache=True)
+def _group_state(c, g):
+    """(total mod 3, splits into sets, splits into sets and a pair) of a group."""
+    m = _group_total(c, g) % 3
+    return m, m == 0 and _group_ok(c, g, False), m == 2 and _group_ok(c, g, True)
+
+
+@njit(cache=True)
 def count_waits(standing, closed, first_tile):
     """Number of distinct tiles (capped at 2) that complete ``standing``.
 
@@ -110,6 +116,7 @@ def count_waits(standing, closed, first_tile):
     seven-pairs wait counts too.  Waits are structural: a tile whose four
     copies are all in the hand still counts, as in the reference calculator.
     ``first_tile`` is tried first so the usual unique-wait case stops early.
+    Only the group (suit or honours) of a candidate tile is re-examined.
     """
     n = 0
     seen = -1
@@ -126,11 +133,34 @@ def count_waits(standing, closed, first_tile):
         if total == 13 and pairs == 6:
             n = 1
             seen = odd
+    # State of each group as it stands: sets-only / sets+pair / neither.
+    n_sets_ok = 0
+    n_pair_ok = 0
+    n_bad = 0
+    st = 0  # bit g: group g splits into sets; bit g+4: into sets and a pair
+    for g in range(4):
+        m, ok0, ok2 = _group_state(standing, g)
+        if ok0:
+            st |= 1 << g
+            n_sets_ok += 1
+        elif ok2:
+            st |= 1 << (g + 4)
+            n_pair_ok += 1
+        else:
+            n_bad += 1
     for k in range(35):
         t = first_tile if k == 0 else k - 1
         if k > 0 and t == first_tile:
             continue
         if t == seen:
+            continue
+        g = 3 if t >= 27 else t // 9
+        # The other groups must be clean: all sets, at most one with the pair.
+        bad_other = n_bad - (0 if (st >> g) & 1 or (st >> (g + 4)) & 1 else 1)
+        if bad_other > 0:
+            continue
+        pair_other = n_pair_ok - (1 if (st >> (g + 4)) & 1 else 0)
+        if pair_other > 1:
             continue
         # Only tiles next to something in hand can complete it.
         if standing[t] == 0:
@@ -145,7 +175,10 @@ def count_waits(standing, closed, first_tile):
             if not near:
                 continue
         standing[t] += 1
-        ok = is_regular_complete(standing)
+        if pair_other == 1:
+            ok = _group_total(standing, g) % 3 == 0 and _group_ok(standing, g, False)
+        else:
+            ok = _group_total(standing, g) % 3 == 2 and _group_ok(standing, g, True)
         standing[t] -= 1
         if ok:
             n += 1
@@ -155,18 +188,20 @@ def count_waits(standing, closed, first_tile):
 
 
 @njit(cache=True)
-def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair):
+def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
     """Every split of ``c`` into ``n_sets`` sets and one pair.
 
-    Fills ``out_kind[i, j]``/``out_tile[i, j]`` (kind CHOW or PUNG, lowest tile)
-    for division ``i`` and returns how many there are.  Each division appears
-    once: the pair is chosen first, then sets are peeled from the lowest
-    remaining tile, which must start a pung or a chow.  ``c`` is restored.
+    Fills ``out_kind[4 * i + j]``/``out_tile[4 * i + j]`` (kind CHOW or PUNG,
+    lowest tile) for division ``i`` and returns how many there are (at most
+    ``len(out_pair)``).  Each division appears once: the pair is chosen
+    first, then sets are peeled from the lowest remaining tile, which must
+    start a pung or a chow.  ``c`` is restored.  ``scratch``: 15 ints.
     """
     nd = 0
-    stk_t = np.empty(5, np.int64)
-    stk_s = np.empty(5, np.int64)
-    kinds = np.empty(5, np.int64)
+    cap = out_pair.shape[0]
+    stk_t = scratch[0:5]
+    stk_s = scratch[5:10]
+    kinds = scratch[10:15]
     for p in range(34):
         if c[p] < 2:
             continue
@@ -176,7 +211,7 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair):
             for t in range(34):
                 if c[t] != 0:
                     ok = False
-            if ok and nd < out_kind.shape[0]:
+            if ok and nd < cap:
                 out_pair[nd] = p
                 nd += 1
             c[p] += 2
@@ -192,10 +227,10 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair):
         stk_s[0] = 0
         while d >= 0:
             if d == n_sets:
-                if nd < out_kind.shape[0]:
+                if nd < cap:
                     for j in range(n_sets):
-                        out_kind[nd, j] = kinds[j]
-                        out_tile[nd, j] = stk_t[j]
+                        out_kind[4 * nd + j] = kinds[j]
+                        out_tile[4 * nd + j] = stk_t[j]
                     out_pair[nd] = p
                     nd += 1
                 d -= 1
