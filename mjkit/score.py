@@ -6,7 +6,9 @@ Both validate and encode in Python, then run the same numba kernel
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -14,9 +16,11 @@ import pandas as pd
 
 from ._kernels import layout as L
 from ._kernels.evaluate import WS_LEN, score_row, score_rows
+from ._kernels.shapes import knitted_tile
 from .errors import HandError
 from .hand import Hand, parse_hand
 from .rules import fan_catalogue, get_rules
+from .rules.catalogue import catalogue_lists
 from .tiles import tile_to_str, tiles_to_str
 
 __all__ = ["FanLine", "ScoreResult", "HandBatch", "BatchResult", "score", "score_batch",
@@ -65,9 +69,11 @@ def encode_hand(hand, out=None):
     return row
 
 
-@dataclass(frozen=True)
-class FanLine:
-    """One counted fan: catalogue ``id`` and ``key``, names, ``points`` each, ``count``."""
+class FanLine(NamedTuple):
+    """One counted fan: catalogue ``id`` and ``key``, names, ``points`` each, ``count``.
+
+    ``excludes`` names (zh) the fans this one keeps from being counted here.
+    """
 
     id: int
     key: str
@@ -82,7 +88,7 @@ class FanLine:
         return self.points * self.count
 
 
-@dataclass(frozen=True)
+@dataclass
 class ScoreResult:
     """The score of one hand.
 
@@ -178,35 +184,50 @@ def fan_table(rules="gb"):
     return df[df["points"] > 0].reset_index(drop=True)
 
 
+@functools.lru_cache(maxsize=None)
+def _set_text(kind, t):
+    if kind == "chow":
+        return tiles_to_str([t, t + 1, t + 2])
+    if kind == "pair":
+        return tiles_to_str([t, t])
+    return tiles_to_str([t] * (3 if kind == "pung" else 4))
+
+
+_KIND_NAMES = {L.CHOW: "chow", L.PUNG: "pung", L.KONG: "kong"}
+
+
 def _build_result(hand, rs, total, fan, raw, dec):
-    cat = fan_catalogue()
-    keys = list(cat["key"])
+    cat = catalogue_lists()
+    points = rs.points_list
+    fan_l = fan.tolist()
+    raw_l = raw.tolist()
+    present = [i for i, v in enumerate(fan_l) if v]
     fans = []
-    for i in np.flatnonzero(fan):
-        fans.append(FanLine(int(cat["id"][i]), keys[i], cat["zh"][i], cat["en"][i],
-                            int(rs.points[i]), int(fan[i]),
-                            tuple(cat["zh"][j] for j in rs.excludes[i] if raw[j] > 0)))
+    for i in present:
+        fans.append(FanLine(cat.id[i], cat.key[i], cat.zh[i], cat.en[i], points[i], fan_l[i],
+                            tuple(cat.zh[j] for j in rs.excludes[i] if raw_l[j] and points[j])))
     fans.sort(key=lambda f: (-f.points, f.id))
     not_counted = []
-    for j in np.flatnonzero((raw > 0) & (fan == 0)):
-        by = [cat["zh"][i] for i in np.flatnonzero(fan) if j in rs.excludes[i]]
-        not_counted.append((cat["zh"][j], tuple(by)))
-    form = int(dec[L.DEC_FORM])
+    for j, v in enumerate(raw_l):
+        if v and points[j] and not fan_l[j]:
+            by = tuple(cat.zh[i] for i in present if j in rs.excludes[i])
+            not_counted.append((cat.zh[j], by))
+    d = dec.tolist()
+    form = d[L.DEC_FORM]
     sets = []
     pair = None
     knitted = None
     if form in (L.FORM_REGULAR, L.FORM_KNITTED_STRAIGHT):
         n = 4 if form == L.FORM_REGULAR else 1
         for j in range(n):
-            k, t, e = (int(x) for x in dec[L.DEC_SETS + 3 * j: L.DEC_SETS + 3 * j + 3])
-            kind = {L.CHOW: "chow", L.PUNG: "pung", L.KONG: "kong"}[k]
-            tiles = [t, t + 1, t + 2] if kind == "chow" else [t] * (3 if kind == "pung" else 4)
-            sets.append((kind, tiles_to_str(tiles), bool(e)))
-        pair = tile_to_str(int(dec[L.DEC_PAIR])) * 1
+            k, t, e = d[L.DEC_SETS + 3 * j: L.DEC_SETS + 3 * j + 3]
+            kind = _KIND_NAMES[k]
+            sets.append((kind, _set_text(kind, t), bool(e)))
+        pair = _set_text("pair", d[L.DEC_PAIR])
         if form == L.FORM_KNITTED_STRAIGHT:
-            from ._kernels.shapes import knitted_tile
-            knitted = tiles_to_str([knitted_tile(int(dec[L.DEC_KNIT]), i) for i in range(9)])
-    return ScoreResult(hand=hand, rules=rs.name, total=max(int(total), 0), fans=fans,
+            knitted = tiles_to_str([knitted_tile(d[L.DEC_KNIT], i) for i in range(9)])
+    total = int(total)
+    return ScoreResult(hand=hand, rules=rs.name, total=max(total, 0), fans=fans,
                        not_counted=not_counted, is_win=total >= 0, minimum=rs.minimum,
                        form=_FORM_NAMES[form], sets=sets, pair=pair, knitted=knitted)
 
@@ -277,20 +298,27 @@ class HandBatch:
 
 @dataclass
 class BatchResult:
-    """Totals (-1 for an incomplete hand) and per-fan counts of a batch."""
+    """Totals (-1 for an incomplete hand) and per-fan counts of a batch.
+
+    ``fan_counts[:, j]`` counts fan ``fans[j]`` (catalogue key); the columns
+    are the fans the rule set uses, in the order of :func:`fan_table`.
+    """
 
     totals: np.ndarray
     fan_counts: np.ndarray
+    fans: list
     rules: str
 
     @property
     def is_win(self):
         return self.totals >= 0
 
-    def fan_frame(self):
-        """``fan_counts`` as a DataFrame with the catalogue's zh names as columns."""
-        cat = fan_catalogue()
-        return pd.DataFrame(self.fan_counts, columns=list(cat["zh"]))
+    def fan_frame(self, lang="zh"):
+        """``fan_counts`` as a DataFrame with zh (or en) fan names as columns."""
+        cat = catalogue_lists()
+        names = cat.zh if lang == "zh" else cat.en
+        pos = {k: i for i, k in enumerate(cat.key)}
+        return pd.DataFrame(self.fan_counts, columns=[names[pos[k]] for k in self.fans])
 
 
 def score_batch(batch, rules="gb"):
@@ -304,17 +332,22 @@ def score_batch(batch, rules="gb"):
     Returns
     -------
     BatchResult
-        ``totals`` (n,) and ``fan_counts`` (n, number of fans), columns in
-        the order of :func:`mjkit.rules.fan_catalogue`.
+        ``totals`` (n,) and ``fan_counts`` (n, number of fans of the rule
+        set), columns in the order of :func:`fan_table`.  Numbers do not
+        depend on the number of threads.
     """
     if not isinstance(batch, HandBatch):
         batch = HandBatch.from_hands(batch)
     rs = get_rules(rules)
     n = len(batch.rows)
     totals = np.zeros(n, np.int64)
-    fans = np.zeros((n, rs.n_fans), np.int64)
+    fans = np.zeros((n, rs.n_fans), np.int32)
     if n:
         # Chunks are independent; a few per thread keeps the cores busy.
         n_chunks = max(1, min(n, 4 * numba.get_num_threads()))
         score_rows(batch.rows, *rs.kernel_args(), totals, fans, n_chunks)
-    return BatchResult(totals=totals, fan_counts=fans, rules=rs.name)
+    used = rs.used_fans()
+    cols = fans if len(used) == rs.n_fans else fans[:, used]
+    keys = catalogue_lists().key
+    return BatchResult(totals=totals, fan_counts=cols, fans=[keys[i] for i in used],
+                       rules=rs.name)

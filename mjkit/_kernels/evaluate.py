@@ -19,7 +19,7 @@ from numba import njit, prange
 
 from . import fan_ids as F
 from .fans import (
-    chow_fans, concealment_fans, hog_fans, kong_fans, pack_trait_fans, pung_fans,
+    chow_fans, concealment_fans, kong_fans, pack_trait_fans, pung_fans,
     terminal_chows_fans, terminal_honor_pungs, tile_fans, wait_position_fans, win_fans,
 )
 from .layout import (
@@ -206,7 +206,7 @@ def _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order):
 
 
 @njit(cache=True)
-def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, raw, dec, ws):
+def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, table, fan, raw, dec, ws):
     """Score one row; fill ``fan`` (counted fans) and ``dec`` (the reading).
 
     If ``raw`` is as long as ``fan`` it receives the fans the chosen reading
@@ -301,8 +301,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
         base[f] = 0
     win_fans(self_drawn, last_copy, kong, last_wall, base)
     concealment_fans(n_exposed, self_drawn, base)
-    tile_fans(allc, base)
-    hog_fans(allc, n_kongs, base)
+    tile_fans(allc, n_kongs, base)
 
     scratch = ws[W_SCR:W_SCR + 32]
     dk = ws[W_DK:W_DK + 4 * MAX_DIVISIONS]
@@ -348,7 +347,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
                 if n_fixed == 0:
                     if rem[win] > 0:
                         rem[win] -= 1
-                        if count_waits(rem, False, win) == 1:
+                        if count_waits(rem, False, win, table) == 1:
                             wait_position_fans(k1, t1, x1, pair, win, cand)
                         rem[win] += 1
                 elif c[win] > 1:
@@ -410,22 +409,38 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
             for t in range(34):
                 standing[t] = c[t]
             standing[win] -= 1
-            n_waits = count_waits(standing, n_fixed == 0, win)
+            # The wait is not unique when some split shows a two-sided wait
+            # (the winning tile at the open end of a chow) or a double-pair
+            # wait (the winning tile in a concealed pung): no need to search.
+            n_waits = -1
+            for d in range(nd):
+                for j in range(n_sets):
+                    t = dt[4 * d + j]
+                    if dk[4 * d + j] == CHOW:
+                        r = t % 9
+                        if (win == t and r <= 5) or (win == t + 2 and r >= 1):
+                            n_waits = 2
+                    elif t == win:
+                        n_waits = 2
+            if n_waits < 0:
+                n_waits = count_waits(standing, n_fixed == 0, win, table)
             nine = n_fixed == 0 and _is_nine_gates(standing)
             # Visit the splits in reading order so ties resolve the same way
             # whatever order they were found in.
-            dkey = ws[W_DKEY:W_DKEY + MAX_DIVISIONS]
             idx = ws[W_IDX:W_IDX + MAX_DIVISIONS]
             for d in range(nd):
-                dkey[d] = _division_key(dk, dt, d, n_sets, tie_order, scratch)
                 idx[d] = d
-            for a in range(1, nd):
-                x = idx[a]
-                b = a - 1
-                while b >= 0 and dkey[idx[b]] > dkey[x]:
-                    idx[b + 1] = idx[b]
-                    b -= 1
-                idx[b + 1] = x
+            if nd > 1:
+                dkey = ws[W_DKEY:W_DKEY + MAX_DIVISIONS]
+                for d in range(nd):
+                    dkey[d] = _division_key(dk, dt, d, n_sets, tie_order, scratch)
+                for a in range(1, nd):
+                    x = idx[a]
+                    b = a - 1
+                    while b >= 0 and dkey[idx[b]] > dkey[x]:
+                        idx[b + 1] = idx[b]
+                        b -= 1
+                    idx[b + 1] = x
             seven = best_form == FORM_SEVEN_PAIRS
             for q in range(nd):
                 d = idx[q]
@@ -474,7 +489,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, fan, ra
 
 
 @njit(cache=True, parallel=True)
-def score_rows(rows, points, excl_ptr, excl_idx, order, tie_order, covers, totals, fans, n_chunks):
+def score_rows(rows, points, excl_ptr, excl_idx, order, tie_order, covers, table, totals, fans, n_chunks):
     """Score many rows in parallel; ``totals[i]`` is -1 for an incomplete hand.
 
     Rows are split into ``n_chunks`` contiguous chunks, each with its own
@@ -489,4 +504,4 @@ def score_rows(rows, points, excl_ptr, excl_idx, order, tie_order, covers, total
         no_raw = np.zeros(0, np.int64)
         for i in range(lo, hi):
             totals[i] = score_row(rows[i], points, excl_ptr, excl_idx, order, tie_order,
-                                  covers, fans[i], no_raw, dec, ws)
+                                  covers, table, fans[i], no_raw, dec, ws)

@@ -51,31 +51,6 @@ def _is_dragon(t):
 
 
 @njit(cache=True)
-def _is_green(t):
-    if t == 32:  # 发
-        return True
-    if 18 <= t <= 26:
-        r = t - 17
-        return r == 2 or r == 3 or r == 4 or r == 6 or r == 8
-    return False
-
-
-@njit(cache=True)
-def _is_reversible(t):
-    if t == 31:  # 白
-        return True
-    if 9 <= t <= 17:  # dots 1234589
-        r = t - 8
-        return r != 6 and r != 7
-    if 18 <= t <= 26:  # bamboo 245689
-        r = t - 17
-        return r == 2 or r == 4 or r == 5 or r == 6 or r == 8 or r == 9
-    return False
-
-
-# ------------------------------------------------------ chow combinations
-
-@njit(cache=True)
 def chow_pair_fan(a, b):
     """Fan of two chows given by their lowest tiles, or -1."""
     if _suit(a) != _suit(b):
@@ -353,54 +328,35 @@ def pung_fans(tiles, n, fan):
 
 # -------------------------------------------------- whole-hand properties
 
+# Per-tile property bits: 0-3 group (m p s honours), 4 honour, 5 terminal,
+# 6 wind, 7 dragon, 8 green (23468s 发), 9 reversible (1234589p 245689s 白),
+# 10-18 rank 1-9, 19 terminal or honour.  tests/test_kernels.py checks them
+# against the definitions in tiles.py.
+TILE_PROPS = (
+    525345, 2049, 4097, 8193, 16385, 32769, 65537, 131073, 786465,
+    525858, 2562, 4610, 8706, 16898, 32770, 65538, 131586, 786978,
+    525348, 2820, 4356, 8964, 16900, 33540, 65540, 131844, 786980,
+    524376, 524376, 524376, 524376, 524952, 524696, 524440,
+)
+
+
 @njit(cache=True)
-def tile_fans(allc, fan):
-    """Fans decided by the multiset of tiles alone (suits, ranks, kinds)."""
-    has_m = False
-    has_p = False
-    has_s = False
-    has_h = False
-    winds = False
-    dragons = False
-    simples = True
-    reversible = True
-    green = True
-    honors_only = True
-    terminals_only = True
-    outside_only = True
-    rank_mask = 0
+def tile_fans(allc, n_kongs, fan):
+    """Fans decided by the multiset of tiles alone (suits, ranks, kinds, 四归一)."""
+    any_p = 0
+    all_p = (1 << 20) - 1
+    n4 = 0
     for t in range(34):
-        if allc[t] == 0:
+        x = allc[t]
+        if x == 0:
             continue
-        g = _suit(t)
-        if g == 0:
-            has_m = True
-        elif g == 1:
-            has_p = True
-        elif g == 2:
-            has_s = True
-        else:
-            has_h = True
-        if _is_wind(t):
-            winds = True
-        if _is_dragon(t):
-            dragons = True
-        term = _is_terminal(t)
-        honor = t >= 27
-        if term or honor:
-            simples = False
-        if not _is_reversible(t):
-            reversible = False
-        if not _is_green(t):
-            green = False
-        if not honor:
-            honors_only = False
-            rank_mask |= 1 << _rank(t)
-        if not term:
-            terminals_only = False
-        if not (term or honor):
-            outside_only = False
-    voided = (0 if has_m else 1) + (0 if has_p else 1) + (0 if has_s else 1)
+        pr = TILE_PROPS[t]
+        any_p |= pr
+        all_p &= pr
+        if x == 4:
+            n4 += 1
+    has_h = (any_p & 8) != 0
+    voided = (0 if any_p & 1 else 1) + (0 if any_p & 2 else 1) + (0 if any_p & 4 else 1)
     if not has_h:
         fan[F.NO_HONORS] = 1
     if voided == 2:
@@ -410,22 +366,24 @@ def tile_fans(allc, fan):
             fan[F.FULL_FLUSH] = 1
     elif voided > 0:
         fan[F.ONE_VOIDED_SUIT] = voided
-    if voided == 0 and has_h and winds and dragons:
+    if voided == 0 and has_h and (any_p & 64) and (any_p & 128):
         fan[F.ALL_TYPES] = 1
+    simples = (any_p & (1 << 19)) == 0
     if simples:
         fan[F.ALL_SIMPLES] = 1
-    if reversible:
+    if all_p & 512:
         fan[F.REVERSIBLE_TILES] = 1
-    if green:
+    if all_p & 256:
         fan[F.ALL_GREEN] = 1
     if not simples:
-        if honors_only:
+        if all_p & 16:
             fan[F.ALL_HONORS] = 1
-        elif terminals_only:
+        elif all_p & 32:
             fan[F.ALL_TERMINALS] = 1
-        elif outside_only:
+        elif all_p & (1 << 19):
             fan[F.ALL_TERMINALS_AND_HONORS] = 1
     if not has_h:
+        rank_mask = ((any_p >> 10) & 511) << 1
         if rank_mask & ~0b11110 == 0:
             if rank_mask & (1 << 4):
                 fan[F.LOWER_FOUR] = 1
@@ -438,15 +396,7 @@ def tile_fans(allc, fan):
                 fan[F.UPPER_TILES] = 1
         elif rank_mask & ~0b1110000 == 0:
             fan[F.MIDDLE_TILES] = 1
-
-
-@njit(cache=True)
-def hog_fans(allc, n_kongs, fan):
-    """四归一: kinds whose four copies are all used, kongs aside."""
-    n4 = 0
-    for t in range(34):
-        if allc[t] == 4:
-            n4 += 1
+    # 四归一: kinds whose four copies are all used, kongs aside.
     if n4 - n_kongs > 0:
         fan[F.TILE_HOG] = n4 - n_kongs
 

@@ -5,6 +5,7 @@ cache cannot hold a recursive call graph safely (numba issue 6061), so the
 decomposition search keeps an explicit stack.
 """
 
+import numpy as np
 from numba import njit
 
 from .layout import CHOW, PUNG
@@ -48,6 +49,41 @@ def _suited_ok(c, base, with_pair):
             if ok:
                 return True
     return False
+
+
+# Pattern table for one suit: key = sum(count[r] * 5**r) over the 9 ranks
+# (counts 0..4); entry bit 0 = splits into sets only, bit 1 = into sets and
+# one pair.  1,953,125 bytes, built once per process and passed to kernels.
+N_SUIT_KEYS = 5 ** 9
+
+
+@njit(cache=True)
+def build_suit_table():
+    table = np.zeros(N_SUIT_KEYS, np.uint8)
+    c = np.zeros(9, np.int64)
+    for key in range(N_SUIT_KEYS):
+        k = key
+        total = 0
+        for r in range(9):
+            c[r] = k % 5
+            k //= 5
+            total += c[r]
+        m = total % 3
+        flags = 0
+        if m == 0 and _suited_sets_only(c, 0):
+            flags |= 1
+        elif m == 2 and _suited_ok(c, 0, True):
+            flags |= 2
+        table[key] = flags
+    return table
+
+
+@njit(cache=True)
+def suit_key(c, base):
+    key = 0
+    for r in range(8, -1, -1):
+        key = key * 5 + c[base + r]
+    return key
 
 
 @njit(cache=True)
@@ -102,21 +138,41 @@ def is_regular_complete(c):
 
 
 @njit(cache=True)
-def _group_state(c, g):
-    """(total mod 3, splits into sets, splits into sets and a pair) of a group."""
+def _suit_flags(c, g, key, table):
+    """Bit 0: group splits into sets; bit 1: into sets and a pair."""
+    if g == 3:
+        m = 0
+        pairs = 0
+        for t in range(27, 34):
+            x = c[t] % 3
+            if x == 1:
+                return 0
+            if x == 2:
+                pairs += 1
+        if pairs == 0:
+            return 1
+        return 2 if pairs == 1 else 0
+    if key >= 0:
+        return table[key]
+    # a count of 5 (a wait on a fifth copy) is outside the table
     m = _group_total(c, g) % 3
-    return m, m == 0 and _group_ok(c, g, False), m == 2 and _group_ok(c, g, True)
+    if m == 0:
+        return 1 if _group_ok(c, g, False) else 0
+    if m == 2:
+        return 2 if _group_ok(c, g, True) else 0
+    return 0
 
 
 @njit(cache=True)
-def count_waits(standing, closed, first_tile):
+def count_waits(standing, closed, first_tile, table):
     """Number of distinct tiles (capped at 2) that complete ``standing``.
 
     The regular form always counts; with ``closed`` (no meld at all) the
     seven-pairs wait counts too.  Waits are structural: a tile whose four
     copies are all in the hand still counts, as in the reference calculator.
     ``first_tile`` is tried first so the usual unique-wait case stops early.
-    Only the group (suit or honours) of a candidate tile is re-examined.
+    Only the group (suit or honours) of a candidate tile is re-examined,
+    through the pattern ``table``.
     """
     n = 0
     seen = -1
@@ -133,17 +189,18 @@ def count_waits(standing, closed, first_tile):
         if total == 13 and pairs == 6:
             n = 1
             seen = odd
-    # State of each group as it stands: sets-only / sets+pair / neither.
-    n_sets_ok = 0
+    k0 = suit_key(standing, 0)
+    k1 = suit_key(standing, 9)
+    k2 = suit_key(standing, 18)
     n_pair_ok = 0
     n_bad = 0
     st = 0  # bit g: group g splits into sets; bit g+4: into sets and a pair
     for g in range(4):
-        m, ok0, ok2 = _group_state(standing, g)
-        if ok0:
+        key = k0 if g == 0 else (k1 if g == 1 else (k2 if g == 2 else -1))
+        fl = _suit_flags(standing, g, key, table)
+        if fl & 1:
             st |= 1 << g
-            n_sets_ok += 1
-        elif ok2:
+        elif fl & 2:
             st |= 1 << (g + 4)
             n_pair_ok += 1
         else:
@@ -174,12 +231,14 @@ def count_waits(standing, closed, first_tile):
                     near = True
             if not near:
                 continue
+        key = -1
+        if g < 3 and standing[t] < 4:
+            key = (k0 if g == 0 else (k1 if g == 1 else k2)) + (
+                1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)[t % 9]
         standing[t] += 1
-        if pair_other == 1:
-            ok = _group_total(standing, g) % 3 == 0 and _group_ok(standing, g, False)
-        else:
-            ok = _group_total(standing, g) % 3 == 2 and _group_ok(standing, g, True)
+        fl = _suit_flags(standing, g, key, table)
         standing[t] -= 1
+        ok = (fl & 1) != 0 if pair_other == 1 else (fl & 2) != 0
         if ok:
             n += 1
             if n >= 2:
@@ -196,16 +255,44 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
     ``len(out_pair)``).  Each division appears once: the pair is chosen
     first, then sets are peeled from the lowest remaining tile, which must
     start a pung or a chow.  ``c`` is restored.  ``scratch``: 15 ints.
+    Groups are checked first (greedily) so only viable pairs are searched.
     """
     nd = 0
     cap = out_pair.shape[0]
     stk_t = scratch[0:5]
     stk_s = scratch[5:10]
     kinds = scratch[10:15]
-    for p in range(34):
+    # The pair sits in the one group whose size is 2 mod 3; every other group
+    # must split into sets on its own.
+    pg = -1
+    for g in range(4):
+        m = _group_total(c, g) % 3
+        if m == 1:
+            return 0
+        if m == 2:
+            if pg >= 0:
+                return 0
+            pg = g
+    if pg < 0:
+        return 0
+    for g in range(3):
+        if g != pg and not _suited_sets_only(c, 9 * g):
+            return 0
+    if pg != 3 and not _honors_ok(c, False):
+        return 0
+    lo_p = 27 if pg == 3 else 9 * pg
+    hi_p = 34 if pg == 3 else 9 * pg + 9
+    for p in range(lo_p, hi_p):
         if c[p] < 2:
             continue
         c[p] -= 2
+        if pg < 3:
+            if not _suited_sets_only(c, 9 * pg):
+                c[p] += 2
+                continue
+        elif not _honors_ok(c, False):
+            c[p] += 2
+            continue
         if n_sets == 0:
             ok = True
             for t in range(34):

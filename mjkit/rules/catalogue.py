@@ -4,23 +4,47 @@ import csv
 import functools
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 
 
 def _data_path():
-    # Installed: mjkit/data/fans.csv (package data); from a checkout: ../data.
-    here = Path(__file__).resolve().parent.parent
-    for p in (here / "data" / "fans.csv", here.parent / "data" / "fans.csv"):
-        if p.exists():
-            return p
-    return Path(str(resources.files("mjkit") / "data" / "fans.csv"))
+    # From a checkout (or an editable install): <repo>/data/fans.csv.
+    # From a wheel: the same file shipped as package data of mjkit.data.
+    repo = Path(__file__).resolve().parent.parent.parent / "data" / "fans.csv"
+    if repo.exists():
+        return repo
+    return Path(str(resources.files("mjkit.data") / "fans.csv"))
 
 
 @functools.lru_cache(maxsize=None)
 def _rows():
     with open(_data_path(), newline="", encoding="utf-8") as f:
         return tuple(csv.DictReader(f))
+
+
+@functools.lru_cache(maxsize=None)
+def catalogue_lists():
+    """The catalogue as plain tuples (fast access for result building)."""
+    rows = _rows()
+    return SimpleNamespace(
+        id=tuple(int(r["id"]) for r in rows),
+        key=tuple(r["key"] for r in rows),
+        zh=tuple(r["zh"] for r in rows),
+        en=tuple(r["en"] for r in rows),
+        description=tuple(r["description"] for r in rows),
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def _frame():
+    df = pd.DataFrame(list(_rows()))
+    df["id"] = df["id"].astype(int)
+    for col in df.columns:
+        if col.startswith("points_"):
+            df[col] = pd.to_numeric(df[col].replace("", "0")).astype(int)
+    return df
 
 
 def fan_catalogue():
@@ -32,11 +56,7 @@ def fan_catalogue():
         One row per fan: ``id`` (1-based, stable), ``key``, ``zh``, ``en``,
         ``points_<rules>`` for each rule set defined in the file, ``excludes``
         and ``excludes_own`` (space-separated keys; *own* means only for the
-        sets that make up the fan) and a one-line ``description``.
+        sets that make up the fan) and a one-line ``description``.  A fresh
+        copy each call.
     """
-    df = pd.DataFrame(list(_rows()))
-    df["id"] = df["id"].astype(int)
-    for col in df.columns:
-        if col.startswith("points_"):
-            df[col] = pd.to_numeric(df[col].replace("", "0")).astype(int)
-    return df
+    return _frame().copy()

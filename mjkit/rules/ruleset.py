@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._kernels.tables import suit_table
 from ..errors import HandError
 from .catalogue import fan_catalogue
 
@@ -60,8 +61,21 @@ class RuleSet:
     def n_fans(self):
         return len(self.points)
 
+    def used_fans(self):
+        """Catalogue rows of the fans this rule set scores (points > 0)."""
+        if "used" not in self._cache:
+            self._cache["used"] = [i for i, p in enumerate(self.points) if p > 0]
+        return self._cache["used"]
+
+    @property
+    def points_list(self):
+        """``points`` as a list of ints (cheap element access from Python)."""
+        if "points_list" not in self._cache:
+            self._cache["points_list"] = [int(p) for p in self.points]
+        return self._cache["points_list"]
+
     def kernel_args(self):
-        """Arrays for the kernels: points, 不计 as CSR, order, tie order, covers."""
+        """Arrays for the kernels: points, 不计 as CSR, order, tie order, covers, suit table."""
         if "args" not in self._cache:
             n = self.n_fans
             ptr = np.zeros(n + 1, np.int64)
@@ -74,7 +88,7 @@ class RuleSet:
             order = np.asarray(sorted(range(n), key=lambda f: (-int(self.points[f]), f)), np.int64)
             covers = np.asarray([1 if self.excludes_own[f] else 0 for f in range(n)], np.int64)
             self._cache["args"] = (np.ascontiguousarray(self.points, np.int64), ptr, idx,
-                                   order, _tie_order(), covers)
+                                   order, _tie_order(), covers, suit_table())
         return self._cache["args"]
 
     def derive(self, name, *, points=None, drop=(), minimum=None, description=""):

@@ -1,0 +1,358 @@
+"""The ``mjkit`` command line: ``python -m mjkit score|fans|notebooks``.
+
+Examples::
+
+    python -m mjkit score "[123m]456p789s55mEE E" --self-drawn --seat S --round E
+    python -m mjkit score "123m456p789s55mEE E | self_drawn" --json
+    python -m mjkit fans --rules gb
+    python -m mjkit notebooks
+
+Exit status: 0 on success, 1 when the tiles do not form a complete hand (or
+a command cannot do its work), 2 for bad input (an invalid hand, an unknown
+rule set or a bad option); bad input is reported as ``error: <message>`` on
+stderr, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+__all__ = ["main", "build_parser"]
+
+# Exit statuses.
+OK, NOT_WIN, BAD_INPUT = 0, 1, 2
+
+# Texts of the human-readable output, by language.
+_TEXT = {
+    "zh": {
+        "rules": "规则",
+        "reading": "组合",
+        "head": ("番种", "英文", "番数", "次数", "小计"),
+        "total": "合计",
+        "minimum_met": "达到起和 {m} 番（计入 {c} 番，花牌不计入起和）",
+        "minimum_not": "未达到起和 {m} 番（计入 {c} 番，花牌不计入起和）",
+        "not_counted": "不计（被更高番种包含）：",
+        "because": "因",
+        "none": "无",
+        "not_win": "不是和牌：这些牌不成完整的和牌型",
+        "kinds": {"chow": "顺", "pung": "刻", "kong": "杠", "pair": "将"},
+        "exposed": "明",
+        "catalogue": "{name}：{n} 个番种，起和 {m} 番",
+        "forms": {"seven pairs": "七对", "thirteen orphans": "十三幺",
+                  "honors and knitted tiles": "全不靠", "knitted straight": "组合龙"},
+        "fan_head": ("序号", "番数", "番种", "英文", "不计"),
+    },
+    "en": {
+        "rules": "rules",
+        "reading": "reading",
+        "head": ("Fan", "Chinese", "Points", "Count", "Value"),
+        "total": "Total",
+        "minimum_met": "meets the {m}-fan minimum ({c} fans count toward it; flowers do not)",
+        "minimum_not": "does NOT meet the {m}-fan minimum ({c} fans count toward it; "
+                       "flowers do not)",
+        "not_counted": "Not counted (不计, included in a higher fan):",
+        "because": "because of",
+        "none": "none",
+        "not_win": "not a complete hand: the tiles do not form a winning shape",
+        "kinds": {"chow": "chow", "pung": "pung", "kong": "kong", "pair": "pair"},
+        "exposed": "exposed",
+        "catalogue": "{name}: {n} fans, {m}-fan minimum",
+        "forms": {},
+        "fan_head": ("ID", "Points", "Chinese", "Fan", "Not counted with it (不计)"),
+    },
+}
+
+
+# --------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------
+
+def _width(text):
+    """Display width in a terminal: CJK characters take two columns."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in str(text))
+
+
+def _pad(text, width, right=False):
+    gap = " " * max(width - _width(text), 0)
+    return gap + str(text) if right else str(text) + gap
+
+
+def _table(header, rows, right=()):
+    """Rows of cells as aligned text lines (columns in ``right`` right-aligned)."""
+    widths = [max(_width(c) for c in col) for col in zip(header, *rows)]
+    lines = []
+    for cells in [header, *rows]:
+        out = [_pad(c, w, i in right) for i, (c, w) in enumerate(zip(cells, widths))]
+        lines.append("  " + "  ".join(out).rstrip())
+    lines.insert(1, "  " + "  ".join("-" * w for w in widths))
+    return lines
+
+
+def _english_names():
+    """``{zh name: en name}`` and ``{key: zh name}`` of the fan catalogue."""
+    from .rules import fan_catalogue
+
+    cat = fan_catalogue()
+    return dict(zip(cat["zh"], cat["en"])), dict(zip(cat["key"], cat["zh"]))
+
+
+def _notebooks_dir():
+    """The repository's ``notebooks`` folder (next to the package), or None."""
+    root = Path(__file__).resolve().parent.parent
+    folder = root / "notebooks"
+    return folder if folder.is_dir() else None
+
+
+def _jupyter_lab_command():
+    """The command that starts Jupyter Lab, or None if it is not installed."""
+    if importlib.util.find_spec("jupyterlab") is not None:
+        return [sys.executable, "-m", "jupyterlab"]
+    exe = shutil.which("jupyter-lab")
+    return [exe] if exe else None
+
+
+# --------------------------------------------------------------------------
+# score
+# --------------------------------------------------------------------------
+
+def _situation(args):
+    """Keyword situation for :func:`mjkit.score` from the options given."""
+    situation = {
+        "self_drawn": args.self_drawn, "last_copy": args.last_copy, "kong": args.kong,
+        "last_wall": args.last_wall, "seat_wind": args.seat, "round_wind": args.round,
+        "flowers": args.flowers, "win_tile": args.win_tile,
+    }
+    return {k: v for k, v in situation.items() if v is not None}
+
+
+def result_to_dict(result):
+    """A :class:`~mjkit.score.ScoreResult` as plain JSON-ready data."""
+    en, _ = _english_names()
+    return {
+        "hand": str(result.hand),
+        "rules": result.rules,
+        "is_win": bool(result.is_win),
+        "total": int(result.total),
+        "counted": int(result.counted),
+        "flowers": int(result.flowers),
+        "minimum": int(result.minimum),
+        "meets_minimum": bool(result.meets_minimum),
+        "form": result.form,
+        "sets": [{"kind": k, "tiles": t, "exposed": bool(e)} for k, t, e in result.sets],
+        "pair": result.pair,
+        "fans": [{"id": f.id, "key": f.key, "zh": f.zh, "en": f.en, "points": f.points,
+                  "count": f.count, "value": f.value} for f in result.fans],
+        "not_counted": [{"zh": zh, "en": en.get(zh, zh), "because_of": list(by)}
+                        for zh, by in result.not_counted],
+    }
+
+
+def _reading(result, text):
+    """The chosen decomposition, e.g. ``顺 123m (明), 刻 EEE, 将 55m``."""
+    kinds = text["kinds"]
+    parts = []
+    if result.knitted:
+        parts.append(f"{text['forms'].get(result.form, result.form)} {result.knitted}")
+    for kind, tiles, exposed in result.sets:
+        parts.append(f"{kinds[kind]} {tiles}" + (f" ({text['exposed']})" if exposed else ""))
+    if result.pair:
+        parts.append(f"{kinds['pair']} {result.pair}")
+    if result.form not in ("regular", "none", "knitted straight"):
+        parts.insert(0, text["forms"].get(result.form, result.form))
+    return ", ".join(parts)
+
+
+def format_result(result, lang="zh"):
+    """The human-readable report of ``mjkit score``."""
+    text = _TEXT[lang]
+    en, _ = _english_names()
+    lines = [f"{result.hand}   ({text['rules']}: {result.rules})"]
+    if not result.is_win:
+        lines.append(text["not_win"])
+        return "\n".join(lines)
+    reading = _reading(result, text)
+    if reading:
+        lines.append(f"{text['reading']}: {reading}")
+    lines.append("")
+    rows = []
+    for f in result.fans:
+        names = (f.zh, f.en) if lang == "zh" else (f.en, f.zh)
+        rows.append([*names, str(f.points), str(f.count), str(f.value)])
+    rows.append([text["total"], "", "", "", str(result.total)])
+    table = _table(text["head"], rows, right=(2, 3, 4))
+    table.insert(len(table) - 1, table[1])  # a rule above the total
+    lines += table
+    lines.append("")
+    key = "minimum_met" if result.meets_minimum else "minimum_not"
+    lines.append(text[key].format(m=result.minimum, c=result.counted))
+    lines.append(text["not_counted"] if result.not_counted
+                 else f"{text['not_counted']} {text['none']}")
+    if lang == "zh":
+        names = [zh for zh, _ in result.not_counted]
+        because = ["、".join(by) for _, by in result.not_counted]
+    else:
+        names = [f"{zh} {en.get(zh, '')}" for zh, _ in result.not_counted]
+        because = [", ".join(f"{b} {en.get(b, '')}" for b in by)
+                   for _, by in result.not_counted]
+    width = max((_width(n) for n in names), default=0)
+    for name, by in zip(names, because):
+        lines.append(f"  {_pad(name, width)}  {text['because']} {by}")
+    return "\n".join(lines)
+
+
+def _cmd_score(args):
+    import mjkit
+
+    text = " ".join(args.hand)
+    result = mjkit.score(text, rules=args.rules, **_situation(args))
+    if args.json:
+        print(json.dumps(result_to_dict(result), ensure_ascii=False, indent=2))
+    else:
+        print(format_result(result, args.lang))
+    return OK if result.is_win else NOT_WIN
+
+
+# --------------------------------------------------------------------------
+# fans
+# --------------------------------------------------------------------------
+
+def _cmd_fans(args):
+    import mjkit
+    from .rules import get_rules
+
+    rs = get_rules(args.rules)
+    df = mjkit.fan_table(args.rules)
+    if args.json:
+        records = [{"id": int(r.id), "key": r.key, "zh": r.zh, "en": r.en,
+                    "points": int(r.points), "excludes": r.excludes.split()}
+                   for r in df.itertuples()]
+        print(json.dumps({"rules": rs.name, "minimum": int(rs.minimum), "fans": records},
+                         ensure_ascii=False, indent=2))
+        return OK
+    text = _TEXT[args.lang]
+    _, zh_of = _english_names()
+    rows = [[str(r.id), str(r.points), r.zh, r.en,
+             " ".join(zh_of.get(k, k) for k in r.excludes.split())]
+            for r in df.itertuples()]
+    print(text["catalogue"].format(name=rs.name, n=len(df), m=rs.minimum))
+    print("\n".join(_table(text["fan_head"], rows, right=(0, 1))))
+    return OK
+
+
+# --------------------------------------------------------------------------
+# notebooks
+# --------------------------------------------------------------------------
+
+def _cmd_notebooks(args):
+    folder = _notebooks_dir()
+    if folder is None:
+        print("The notebooks folder was not found next to the mjkit package "
+              f"({Path(__file__).resolve().parent.parent}). It ships with the source "
+              "repository: clone it and install with  pip install -e \".[lab]\"",
+              file=sys.stderr)
+        return NOT_WIN
+    command = _jupyter_lab_command()
+    if command is None:
+        print(f"Jupyter Lab is not installed. The notebooks are in {folder}\n"
+              "Install Jupyter Lab with the lab extra, from the repository root:\n"
+              "    pip install -e \".[lab]\"\n"
+              "then run  python -m mjkit notebooks  (or  jupyter lab notebooks/).")
+        return NOT_WIN
+    print(f"Starting Jupyter Lab in {folder} ...", flush=True)
+    try:
+        return subprocess.call([*command, str(folder)])
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        print(f"error: could not start Jupyter Lab: {exc}", file=sys.stderr)
+        return NOT_WIN
+
+
+# --------------------------------------------------------------------------
+# parser and main
+# --------------------------------------------------------------------------
+
+def build_parser():
+    """The argparse parser of ``python -m mjkit``."""
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        # `mjkit` when run as the console script, else `python -m mjkit`.
+        prog="mjkit" if Path(sys.argv[0]).stem == "mjkit" else "python -m mjkit",
+        description="mjkit: Chinese Official (国标) mahjong fan evaluator.",
+        epilog="Tile notation: 1m..9m 1p..9p 1s..9s, winds E S W N, dragons P F C "
+               "(or 1z..7z); [123m] exposed meld, {5555p} concealed kong; the last "
+               "tile is the winning tile; after '|' the situation, e.g. "
+               "'| self_drawn seat=S flowers=2'.")
+    parser.add_argument("--version", action="version", version=f"mjkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    sc = sub.add_parser(
+        "score", help="score a hand and show its fans",
+        description="Score a winning hand: the fans counted, the total, the 8-fan "
+                    "minimum and the fans not counted (不计).")
+    sc.add_argument("hand", nargs="+",
+                    help='the hand in notation, e.g. "[123m]456p789s55mEE E" '
+                         "(quote it; several words are joined with spaces)")
+    sc.add_argument("--rules", default="gb", help="rule set (default: gb)")
+    flag = argparse.BooleanOptionalAction
+    sc.add_argument("--self-drawn", action=flag, default=None, help="won by self-draw (自摸)")
+    sc.add_argument("--last-copy", action=flag, default=None,
+                    help="the winning tile is the last copy (和绝张)")
+    sc.add_argument("--kong", action=flag, default=None,
+                    help="won on a kong replacement (杠上开花) or robbing a kong (抢杠和)")
+    sc.add_argument("--last-wall", action=flag, default=None,
+                    help="won on the last tile of the wall (妙手回春 / 海底捞月)")
+    sc.add_argument("--seat", metavar="WIND", help="seat wind (门风): E S W N")
+    sc.add_argument("--round", metavar="WIND", help="prevalent wind (圈风): E S W N")
+    sc.add_argument("--flowers", metavar="N|TILES", help="flowers: a count or tiles like 1f3f")
+    sc.add_argument("--win-tile", metavar="TILE",
+                    help="the winning tile, if not the last concealed tile")
+    sc.add_argument("--lang", choices=("zh", "en"), default="zh",
+                    help="language of the report (default: zh)")
+    sc.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    sc.set_defaults(func=_cmd_score)
+
+    fa = sub.add_parser("fans", help="list the fans of a rule set",
+                        description="Print the fan catalogue of a rule set.")
+    fa.add_argument("--rules", default="gb", help="rule set (default: gb)")
+    fa.add_argument("--lang", choices=("zh", "en"), default="zh",
+                    help="language of the headings (default: zh)")
+    fa.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    fa.set_defaults(func=_cmd_fans)
+
+    nb = sub.add_parser("notebooks", help="open the teaching notebooks in Jupyter Lab",
+                        description="Open the notebooks folder with Jupyter Lab.")
+    nb.set_defaults(func=_cmd_notebooks)
+    return parser
+
+
+def main(argv=None):
+    """Run the command line; return the exit status (does not call ``sys.exit``)."""
+    from .errors import HandError
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error (status 2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        return args.func(args)
+    except HandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    except BrokenPipeError:  # e.g. `python -m mjkit fans | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # no second error at exit
+        except OSError:
+            pass
+        return NOT_WIN

@@ -1,0 +1,636 @@
+"""Hands: melds, concealed tiles, the winning tile and the winning situation.
+
+Notation (see ``docs/architecture.md``)::
+
+    [123m]{EEEE}456p789s1p 1p | self_drawn seat=S flowers=13f
+
+``[...]`` is an exposed chow, pung or kong, ``{....}`` a concealed kong, the
+remaining tiles are the concealed hand and the last of them is the winning
+tile (unless ``win_tile=`` is given).  Whitespace is ignored in the tile part.
+After ``|`` come situation tokens: ``self_drawn``, ``last_copy``, ``kong``,
+``last_wall``, ``seat=S``, ``round=E``, ``flowers=2`` / ``flowers=1f3f`` and
+``win_tile=5m``.
+
+Every problem raises :class:`~mjkit.errors.HandError`, whose message says what
+is wrong and, for notation errors, where.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import HandError
+from .tiles import (
+    HONOR_LETTERS, N_KINDS, _index, _short_repr, counts34, scan_tiles,
+    tile_from_str, tile_to_str, tiles_to_str,
+)
+
+__all__ = ["Meld", "Hand", "parse_hand", "MAX_TEXT_LEN", "MELD_KINDS"]
+
+#: Longest notation string accepted; a real hand needs well under 100
+#: characters, so anything longer is rejected before it is scanned.
+MAX_TEXT_LEN = 1000
+#: The kinds a :class:`Meld` may have.
+MELD_KINDS = ("chow", "pung", "kong")
+
+_FLAGS = ("self_drawn", "last_copy", "kong", "last_wall")
+_VALUED = ("seat_wind", "round_wind", "flowers", "win_tile")
+_ALIASES = {"seat": "seat_wind", "round": "round_wind"}
+_WIND_NAMES = {
+    "e": 0, "east": 0, "东": 0, "s": 1, "south": 1, "南": 1,
+    "w": 2, "west": 2, "西": 2, "n": 3, "north": 3, "北": 3,
+}
+# Iterables handed to Hand/from_parts are cut off here, so an endless
+# generator cannot hang us; no valid argument comes near these sizes.
+_MAX_ITEMS = 64
+
+
+# --------------------------------------------------------------------------
+# small converters; each turns one user value into a clean one or raises
+# --------------------------------------------------------------------------
+
+def _take(items: Any, limit: int, what: str) -> list:
+    """At most ``limit`` items of an iterable, as a list; more is an error."""
+    if isinstance(items, (str, bytes)):
+        raise HandError(f"{what} must be a sequence, not {type(items).__name__}")
+    try:
+        out = list(itertools.islice(iter(items), limit + 1))
+    except Exception as exc:  # arbitrary objects: report instead of crashing
+        raise HandError(f"{what} must be iterable, got {type(items).__name__}") from exc
+    if len(out) > limit:
+        raise HandError(f"too many {what} (more than {limit})")
+    return out
+
+
+def _kind_index(tile: Any, what: str) -> int:
+    """A tile index 0..33 (flowers refused)."""
+    i = _index(tile)
+    if i >= N_KINDS:
+        raise HandError(f"flower {tile_to_str(i)} cannot be a {what}")
+    return i
+
+
+def _as_bool(value: Any, name: str) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    try:
+        i = operator.index(value)
+    except Exception:
+        i = None
+    if i in (0, 1):
+        return bool(i)
+    raise HandError(f"{name} must be True or False, got {_short_repr(value)}")
+
+
+def _as_wind(value: Any, name: str) -> int:
+    """0..3 from an int or a name; digits in strings are refused because
+    ``"1"`` could mean South (0-based) or East (``1z``)."""
+    if isinstance(value, str):
+        wind = _WIND_NAMES.get(value.strip().lower())
+        if wind is not None:
+            return wind
+    elif not isinstance(value, (bool, np.bool_)):
+        try:
+            wind = operator.index(value)
+        except Exception:
+            wind = None
+        if wind is not None and 0 <= wind <= 3:
+            return wind
+    raise HandError(f"bad wind value {_short_repr(value)} for {name}: "
+                    "expected 0..3 or E/S/W/N")
+
+
+def _as_flowers(value: Any) -> int | list[int]:
+    """A flower count (int) or a list of flower tiles, as given by the user."""
+    if isinstance(value, (bool, np.bool_)):
+        raise HandError(f"flowers must be a count or flower tiles, got {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        if not (text.isascii() and text.isdigit()):  # notation such as "1f3f"
+            if len(text) > 64:
+                raise HandError(f"flowers value too long: {_short_repr(value)}")
+            return [_flower_index(t) for t, _ in scan_tiles(text)]
+        if len(text.lstrip("0")) > 1:  # also keeps int() away from huge strings
+            raise HandError(f"flowers out of range: {_short_repr(text)} (expected 0..8)")
+        value = int(text)
+    if isinstance(value, (int, np.integer)):
+        count = int(value)
+        if not 0 <= count <= 8:
+            raise HandError(f"flowers out of range: {_short_repr(count)} (expected 0..8)")
+        return count
+    if not hasattr(value, "__iter__"):
+        raise HandError("flowers must be a count, flower tiles or notation, got "
+                        f"{type(value).__name__} {_short_repr(value)}")
+    items = _take(value, _MAX_ITEMS, "flowers")
+    return [_flower_index(tile_from_str(t) if isinstance(t, str) else t) for t in items]
+
+
+def _flower_index(tile: Any) -> int:
+    i = _index(tile)
+    if i < N_KINDS:
+        raise HandError(f"{tile_to_str(i)} is not a flower (flowers are 1f..8f)")
+    return i
+
+
+def _as_tile(value: Any, what: str) -> int:
+    return _kind_index(tile_from_str(value) if isinstance(value, str) else value, what)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _check_count(n_concealed: int, n_melds: int) -> None:
+    expected = 14 - 3 * n_melds
+    if n_concealed != expected:
+        plural = "" if n_melds == 1 else "s"
+        raise HandError(f"wrong number of tiles: {n_concealed} concealed with "
+                        f"{n_melds} meld{plural}, expected {expected}")
+
+
+def _canonical_situation(situation: dict[str, Any], source: str) -> dict[str, Any]:
+    """Resolve aliases, refuse unknown or doubled keys, drop ``None`` values."""
+    out: dict[str, Any] = {}
+    for key, value in situation.items():
+        name = _ALIASES.get(key, key)
+        if name not in _FLAGS and name not in _VALUED:
+            raise HandError(f"unknown situation {source} {key!r}")
+        if name in out:
+            raise HandError(f"{name} given twice in the {source}s")
+        out[name] = value
+    return {k: v for k, v in out.items() if v is not None}
+
+
+# --------------------------------------------------------------------------
+# Meld
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Meld:
+    """A declared set: an exposed chow, pung or kong, or a concealed kong.
+
+    Parameters
+    ----------
+    kind : {"chow", "pung", "kong"}
+    tile : int
+        Lowest tile index of the set (0..33).
+    concealed : bool, default False
+        Only kongs can be concealed (``{5555p}``); concealed chows and pungs
+        are simply part of the concealed tiles.
+    """
+
+    kind: str
+    tile: int
+    concealed: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kind, str) or self.kind not in MELD_KINDS:
+            raise HandError(f"unknown meld kind {_short_repr(self.kind)}: "
+                            "expected 'chow', 'pung' or 'kong'")
+        tile = _kind_index(self.tile, "meld tile")
+        concealed = _as_bool(self.concealed, "Meld.concealed")
+        object.__setattr__(self, "tile", tile)
+        object.__setattr__(self, "concealed", concealed)
+        if self.kind == "chow":
+            if tile >= 27:
+                raise HandError(f"chow {self._label()}: honours cannot form a chow")
+            if tile % 9 > 6:
+                raise HandError(f"chow {self._label()} is not a run")
+        if concealed and self.kind != "kong":
+            raise HandError(f"concealed meld {self._label()} is not a kong: only "
+                            "kongs are written in {}; put concealed sets with the "
+                            "concealed tiles")
+
+    def _label(self) -> str:
+        # Works on unvalidated chows too (e.g. starting at 8m), for messages.
+        step = 1 if self.kind == "chow" else 0
+        n = 4 if self.kind == "kong" else 3
+        body = tiles_to_str(min(self.tile + k * step, 41) for k in range(n))
+        return f"{{{body}}}" if self.concealed else f"[{body}]"
+
+    @property
+    def tiles(self) -> tuple[int, ...]:
+        """The 3 or 4 tile indices of the set."""
+        if self.kind == "chow":
+            return (self.tile, self.tile + 1, self.tile + 2)
+        return (self.tile,) * (4 if self.kind == "kong" else 3)
+
+    def __str__(self) -> str:
+        return self._label()
+
+    @classmethod
+    def from_tiles(cls, tiles: Iterable[int], concealed: bool = False) -> "Meld":
+        """Recognise the set formed by ``tiles`` (in any order).
+
+        Raises
+        ------
+        HandError
+            If the tiles are no chow, pung or kong.
+        """
+        tiles = sorted(_index(t) for t in _take(tiles, _MAX_ITEMS, "meld tiles"))
+        body = tiles_to_str(tiles)
+        label = f"{{{body}}}" if concealed else f"[{body}]"
+        if not tiles:
+            raise HandError("empty meld")
+        if any(t >= N_KINDS for t in tiles):
+            raise HandError(f"meld {label} contains a flower; flowers are never "
+                            "part of a set")
+        distinct = len(set(tiles))
+        if len(tiles) == 4:
+            if distinct != 1:
+                raise HandError(f"kong {label} must be four copies of one tile")
+            return cls("kong", tiles[0], concealed)
+        if len(tiles) != 3:
+            raise HandError(f"meld {label} has {len(tiles)} tiles: expected 3 "
+                            "(chow or pung) or 4 (kong)")
+        if distinct == 1:
+            return cls("pung", tiles[0], concealed)
+        if distinct == 2:
+            raise HandError(f"meld {label} is neither a chow nor a pung")
+        if any(t >= 27 for t in tiles):
+            raise HandError(f"chow {label}: honours cannot form a chow")
+        if len({t // 9 for t in tiles}) != 1:
+            raise HandError(f"chow {label} mixes suits")
+        if tiles[2] - tiles[0] != 2:
+            raise HandError(f"chow {label} is not a run")
+        return cls("chow", tiles[0], concealed)
+
+
+# --------------------------------------------------------------------------
+# Hand
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True, repr=False)
+class Hand:
+    """A complete hand at the moment of winning.
+
+    Construction validates everything; use :func:`parse_hand` or
+    :meth:`Hand.from_parts` for notation strings and friendlier inputs.
+
+    Parameters
+    ----------
+    concealed : tuple of int
+        Concealed tile indices 0..33, winning tile included (stored sorted).
+    melds : tuple of Meld
+        Declared sets, at most 4, in the order given.
+    win_tile : int
+        The winning tile; one of ``concealed``.
+    self_drawn, last_copy, kong, last_wall : bool
+        自摸, 和绝张, 杠上开花 (with ``self_drawn``) or 抢杠和 (without),
+        妙手回春 / 海底捞月.
+    seat_wind, round_wind : int
+        0=East, 1=South, 2=West, 3=North (names such as ``"S"`` accepted).
+    flowers : int
+        Number of flowers, 0..8.
+    flower_tiles : tuple of int
+        The flower tiles (34..41) when known; empty if only the count is.
+    """
+
+    concealed: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    win_tile: int
+    self_drawn: bool = False
+    last_copy: bool = False
+    kong: bool = False
+    last_wall: bool = False
+    seat_wind: int = 0
+    round_wind: int = 0
+    flowers: int = 0
+    flower_tiles: tuple[int, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)  # frozen: normalise in place
+
+        melds = _take(self.melds, _MAX_ITEMS, "melds")
+        if not all(isinstance(m, Meld) for m in melds):
+            raise HandError("melds must be Meld objects")
+        if len(melds) > 4:
+            raise HandError(f"more than 4 melds ({len(melds)})")
+        concealed = sorted(_kind_index(t, "concealed tile")
+                           for t in _take(self.concealed, _MAX_ITEMS, "concealed tiles"))
+        put("melds", tuple(melds))
+        put("concealed", tuple(concealed))
+        put("win_tile", _kind_index(self.win_tile, "winning tile"))
+        for name in _FLAGS:
+            put(name, _as_bool(getattr(self, name), name))
+        put("seat_wind", _as_wind(self.seat_wind, "seat_wind"))
+        put("round_wind", _as_wind(self.round_wind, "round_wind"))
+        count = _as_flowers(self.flowers)
+        if not isinstance(count, int):
+            raise HandError("Hand.flowers must be a count; pass the tiles as flower_tiles")
+        flower_tiles = sorted(_flower_index(t)
+                              for t in _take(self.flower_tiles, _MAX_ITEMS, "flower tiles"))
+        for a, b in zip(flower_tiles, flower_tiles[1:]):
+            if a == b:
+                raise HandError(f"flower {tile_to_str(a)} repeated")
+        if flower_tiles and count != len(flower_tiles):
+            raise HandError(f"flowers={count} but {len(flower_tiles)} flower tiles given")
+        put("flowers", count)
+        put("flower_tiles", tuple(flower_tiles))
+        self._validate()
+
+    def _validate(self) -> None:
+        """Checks that involve several fields at once."""
+        _check_count(len(self.concealed), len(self.melds))
+        win = self.win_tile
+        name = tile_to_str(win)
+        if win not in self.concealed:
+            raise HandError(f"winning tile {name} is not in the hand")
+        in_hand = self.counts()
+        in_melds = self.all_counts() - in_hand
+        for t in np.flatnonzero(in_hand + in_melds > 4):
+            c, m = int(in_hand[t]), int(in_melds[t])
+            raise HandError(f"{_ordinal(c + m)} copy of {tile_to_str(t)} "
+                            f"({c} in hand, {m} in melds); only 4 exist")
+        others = int(in_hand[win]) - 1  # copies besides the winning tile itself
+        if self.kong and self.self_drawn:
+            if not any(m.kind == "kong" for m in self.melds):
+                raise HandError("kong=True on a self-draw needs a kong meld (杠上开花)")
+        elif self.kong and (others or in_melds[win]):
+            raise HandError(f"robbing a kong (抢杠和) but the hand already holds {name}")
+        if self.last_copy and others:
+            copies = "1 other copy" if others == 1 else f"{others} other copies"
+            verb = "is" if others == 1 else "are"
+            raise HandError(f"last_copy (和绝张) but {copies} of {name} {verb} in "
+                            "the concealed hand")
+
+    # -- constructors ------------------------------------------------------
+
+    @classmethod
+    def from_parts(cls, concealed: str | Iterable[int | str],
+                   melds: str | Iterable[Meld | str] = (),
+                   win_tile: int | str | None = None, **situation: Any) -> "Hand":
+        """Build a hand from loosely typed parts.
+
+        Parameters
+        ----------
+        concealed : str or iterable of int or str
+            Concealed tiles in notation (``"456p789s1p1p"``) or as indices /
+            tile strings.  Without ``win_tile`` the last one is the winning
+            tile.  Flower tiles are set aside as flowers.
+        melds : str or iterable of Meld or str, optional
+            ``"[123m]{EEEE}"``, or a sequence of :class:`Meld` / ``"[123m]"``.
+        win_tile : int or str, optional
+            If ``concealed`` is one tile short it is added, otherwise it must
+            be among the concealed tiles.
+        **situation
+            ``self_drawn``, ``last_copy``, ``kong``, ``last_wall``,
+            ``seat_wind`` (``seat``), ``round_wind`` (``round``), ``flowers``
+            (count, ``"1f3f"`` or a list of flower tiles).
+
+        Returns
+        -------
+        Hand
+        """
+        situation = _canonical_situation(situation, "keyword")
+        if win_tile is not None:
+            if "win_tile" in situation:
+                raise HandError("win_tile given twice")
+            situation["win_tile"] = win_tile
+        if isinstance(concealed, str):
+            _check_length(concealed)
+            tiles = [t for t, _ in scan_tiles(concealed)]
+        else:
+            tiles = [tile_from_str(t) if isinstance(t, str) else _index(t)
+                     for t in _take(concealed, _MAX_ITEMS, "concealed tiles")]
+        if isinstance(melds, str):
+            _check_length(melds)
+            meld_list, loose = _scan_tile_part(melds)
+            if loose:
+                raise HandError(f"melds {_short_repr(melds)} contain tiles outside brackets")
+        else:
+            meld_list = [m if isinstance(m, Meld) else _single_meld(m)
+                         for m in _take(melds, _MAX_ITEMS, "melds")]
+        return _build(cls, tiles, meld_list, situation)
+
+    @classmethod
+    def parse(cls, text: str, **situation: Any) -> "Hand":
+        """Same as :func:`parse_hand`."""
+        return parse_hand(text, **situation)
+
+    # -- views ---------------------------------------------------------------
+
+    def counts(self) -> np.ndarray:
+        """Concealed tiles per kind, winning tile included: int64 ``(34,)``."""
+        return counts34(self.concealed)
+
+    def all_counts(self) -> np.ndarray:
+        """All tiles per kind, melds included (a kong counts 4): int64 ``(34,)``."""
+        counts = self.counts()
+        for meld in self.melds:
+            for t in meld.tiles:
+                counts[t] += 1
+        return counts
+
+    @property
+    def is_closed(self) -> bool:
+        """True when no meld is exposed (concealed kongs keep a hand closed)."""
+        return all(m.concealed for m in self.melds)
+
+    def situation_tokens(self) -> list[str]:
+        """The non-default situation as notation tokens, e.g. ``["self_drawn", "seat=S"]``."""
+        tokens = [name for name in _FLAGS if getattr(self, name)]
+        if self.seat_wind:
+            tokens.append(f"seat={HONOR_LETTERS[self.seat_wind]}")
+        if self.round_wind:
+            tokens.append(f"round={HONOR_LETTERS[self.round_wind]}")
+        if self.flower_tiles:
+            tokens.append(f"flowers={tiles_to_str(self.flower_tiles)}")
+        elif self.flowers:
+            tokens.append(f"flowers={self.flowers}")
+        return tokens
+
+    def __str__(self) -> str:
+        rest = list(self.concealed)
+        rest.remove(self.win_tile)
+        text = ("".join(str(m) for m in self.melds) + tiles_to_str(rest)
+                + " " + tile_to_str(self.win_tile))
+        tokens = self.situation_tokens()
+        return f"{text} | {' '.join(tokens)}" if tokens else text
+
+    def __repr__(self) -> str:
+        return f"Hand.parse({str(self)!r})"
+
+
+# --------------------------------------------------------------------------
+# parsing
+# --------------------------------------------------------------------------
+
+def _check_length(text: str) -> None:
+    if len(text) > MAX_TEXT_LEN:
+        raise HandError(f"input too long: {len(text)} characters "
+                        f"(at most {MAX_TEXT_LEN})")
+
+
+def _single_meld(text: Any) -> Meld:
+    if not isinstance(text, str):
+        raise HandError(f"expected a Meld or a meld str, got {type(text).__name__}")
+    _check_length(text)
+    melds, loose = _scan_tile_part(text)
+    if len(melds) != 1 or loose:
+        raise HandError(f"expected exactly one meld, got {_short_repr(text)}")
+    return melds[0]
+
+
+def _scan_tile_part(text: str) -> tuple[list[Meld], list[int]]:
+    """Split the tile part into melds and loose tiles (in text order)."""
+    melds: list[Meld] = []
+    loose: list[tuple[int, int]] = []
+    start = 0            # start of the current run of loose tiles
+    open_at = -1         # position of the unclosed bracket, if any
+    for pos, ch in enumerate(text):
+        if ch in "[{":
+            if open_at >= 0:
+                raise HandError(f"unbalanced brackets: {ch!r} at position {pos} "
+                                f"inside the meld opened at position {open_at}")
+            loose += scan_tiles(text[start:pos], offset=start)
+            open_at = pos
+        elif ch in "]}":
+            if open_at < 0:
+                raise HandError(f"unbalanced brackets: {ch!r} at position {pos} "
+                                "has no opening bracket")
+            opener = text[open_at]
+            if "[]{}".index(opener) + 1 != "[]{}".index(ch):
+                raise HandError(f"unbalanced brackets: {opener!r} at position "
+                                f"{open_at} closed by {ch!r} at position {pos}")
+            inner = scan_tiles(text[open_at + 1:pos], offset=open_at + 1)
+            if not inner:
+                raise HandError(f"empty meld {opener}{ch} at position {open_at}")
+            melds.append(Meld.from_tiles([t for t, _ in inner], concealed=opener == "{"))
+            open_at, start = -1, pos + 1
+    if open_at >= 0:
+        raise HandError(f"unbalanced brackets: {text[open_at]!r} at position "
+                        f"{open_at} is never closed")
+    loose += scan_tiles(text[start:], offset=start)
+    return melds, [t for t, _ in loose]
+
+
+def _parse_suffix(text: str) -> dict[str, Any]:
+    """Situation tokens after ``|`` into a raw {name: value} dict."""
+    text = re.sub(r"\s*=\s*", "=", text)  # allow "seat = S"
+    out: dict[str, Any] = {}
+    for token in re.split(r"[\s,]+", text.strip()):
+        if not token:
+            continue
+        key, eq, value = token.partition("=")
+        name = _ALIASES.get(key, key)
+        if name in _FLAGS:
+            if eq:
+                raise HandError(f"situation token {key!r} takes no value")
+            value = True
+        elif name in _VALUED:
+            if not value:
+                raise HandError(f"situation token {key!r} needs a value, e.g. {key}=…")
+        else:
+            raise HandError(f"unknown situation token {_short_repr(token)}")
+        if name in out:
+            raise HandError(f"situation token {name!r} given twice")
+        out[name] = value
+    return out
+
+
+def _build(cls: type[Hand], tiles: list[int], melds: list[Meld],
+           situation: dict[str, Any]) -> Hand:
+    """Shared tail of :func:`parse_hand` and :meth:`Hand.from_parts`:
+    set flowers aside, settle the winning tile, normalise the situation."""
+    tile_flowers = [t for t in tiles if t >= N_KINDS]
+    tiles = [t for t in tiles if t < N_KINDS]
+    if len(melds) > 4:
+        raise HandError(f"more than 4 melds ({len(melds)})")
+
+    # Flowers written among the tiles add to flower tiles given as a setting;
+    # a bare count must agree with them.
+    setting = situation.pop("flowers", None)
+    value = [] if setting is None else _as_flowers(setting)
+    if isinstance(value, list):
+        flower_tiles = tile_flowers + value
+        count = len(flower_tiles)
+    else:
+        count, flower_tiles = value, tile_flowers
+        if tile_flowers and count != len(tile_flowers):
+            raise HandError(f"flowers={count} but {len(tile_flowers)} flower tiles "
+                            "are written in the hand")
+    for t in sorted(set(flower_tiles)):
+        if flower_tiles.count(t) > 1:
+            raise HandError(f"flower {tile_to_str(t)} repeated")
+
+    win = situation.pop("win_tile", None)
+    if win is not None:
+        win = _as_tile(win, "winning tile")
+        if len(tiles) == 14 - 3 * len(melds) - 1:
+            tiles.append(win)
+    _check_count(len(tiles), len(melds))
+    if win is None:
+        win = tiles[-1]
+
+    fields: dict[str, Any] = {}
+    for name in _FLAGS:
+        if name in situation:
+            fields[name] = _as_bool(situation[name], name)
+    for name in ("seat_wind", "round_wind"):
+        if name in situation:
+            fields[name] = _as_wind(situation[name], name)
+    return cls(tuple(tiles), tuple(melds), win, flowers=count,
+               flower_tiles=tuple(flower_tiles), **fields)
+
+
+def parse_hand(text: str | Hand, **situation: Any) -> Hand:
+    """Read a hand from notation.
+
+    Parameters
+    ----------
+    text : str or Hand
+        ``"[123m]{EEEE}456p789s1p 1p | self_drawn seat=S"``; see the module
+        docstring.  A :class:`Hand` is returned with ``situation`` applied.
+    **situation
+        ``self_drawn``, ``last_copy``, ``kong``, ``last_wall``,
+        ``seat_wind`` (alias ``seat``), ``round_wind`` (alias ``round``),
+        ``flowers`` (count, ``"1f3f"`` or a list of flower tiles),
+        ``win_tile`` (notation or index).  They override the ``|`` suffix;
+        ``None`` means "not given".
+
+    Returns
+    -------
+    Hand
+
+    Raises
+    ------
+    HandError
+        For anything that is not a valid hand, including non-str input and
+        text longer than :data:`MAX_TEXT_LEN`.
+
+    Examples
+    --------
+    >>> str(parse_hand("[123m] 456p 789s 55m EE E", self_drawn=True))
+    '[123m]55m456p789sEE E | self_drawn'
+    """
+    overrides = _canonical_situation(situation, "keyword")
+    if isinstance(text, Hand):
+        base: dict[str, Any] = {name: getattr(text, name) for name in _FLAGS}
+        base.update(seat_wind=text.seat_wind, round_wind=text.round_wind,
+                    flowers=list(text.flower_tiles) or text.flowers,
+                    win_tile=text.win_tile)
+        base.update(overrides)
+        return _build(Hand, list(text.concealed), list(text.melds), base)
+    if not isinstance(text, str):
+        raise HandError(f"expected a hand in notation (str), got {type(text).__name__}")
+    if type(text) is not str:
+        text = str.__str__(text)  # a plain copy: subclasses may override methods
+    _check_length(text)
+    tile_part, bar, suffix = text.partition("|")
+    if "|" in suffix:
+        raise HandError(f"more than one '|' (second at position "
+                        f"{len(tile_part) + 1 + suffix.index('|')})")
+    melds, tiles = _scan_tile_part(tile_part)
+    merged = _parse_suffix(suffix) if bar else {}
+    merged.update(overrides)
+    return _build(Hand, tiles, melds, merged)

@@ -1,0 +1,360 @@
+"""Tile encoding, names and the compact text notation.
+
+Every tile kind is an ``int`` index (see ``docs/architecture.md``):
+
+- 0..8: 1..9 characters (万), ``1m`` .. ``9m``
+- 9..17: 1..9 dots (饼), ``1p`` .. ``9p``
+- 18..26: 1..9 bamboo (条), ``1s`` .. ``9s``
+- 27..30: East, South, West, North winds, ``E S W N`` or ``1z`` .. ``4z``
+- 31..33: white, green, red dragons (白 发 中), ``P F C`` or ``5z`` .. ``7z``
+- 34..41: flowers 春 夏 秋 冬 梅 兰 竹 菊, ``1f`` .. ``8f``
+
+The Unicode mahjong glyphs (U+1F000 block) are accepted as input too.
+Everything that rejects input raises :class:`mjkit.errors.HandError`.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable
+
+import numpy as np
+
+from .errors import HandError
+
+__all__ = [
+    "N_KINDS", "N_FLOWERS", "N_TILES",
+    "MAN", "PIN", "SOU", "SUITED", "WINDS", "DRAGONS", "HONORS", "FLOWERS",
+    "EAST", "SOUTH", "WEST", "NORTH", "WHITE", "GREEN", "RED",
+    "SUIT_LETTERS", "HONOR_LETTERS",
+    "TILE_NAMES_ZH", "TILE_NAMES_EN", "TILE_GLYPHS",
+    "tile_from_str", "tile_to_str", "parse_tiles", "scan_tiles", "tiles_to_str",
+    "counts34", "tile_name", "tile_glyph",
+    "is_suited", "suit_of", "rank_of", "is_terminal", "is_honor",
+    "is_terminal_or_honor", "is_wind", "is_dragon", "is_flower",
+]
+
+#: Number of playable tile kinds (suits and honours, flowers excluded).
+N_KINDS = 34
+#: Number of flower tiles (each exists once).
+N_FLOWERS = 8
+#: Number of tile indices including flowers.
+N_TILES = N_KINDS + N_FLOWERS
+
+MAN = range(0, 9)
+PIN = range(9, 18)
+SOU = range(18, 27)
+SUITED = range(0, 27)
+WINDS = range(27, 31)
+DRAGONS = range(31, 34)
+HONORS = range(27, 34)
+FLOWERS = range(34, 42)
+
+EAST, SOUTH, WEST, NORTH = 27, 28, 29, 30
+WHITE, GREEN, RED = 31, 32, 33
+
+#: Suit letters in index order; ``z`` are honours, ``f`` flowers.
+SUIT_LETTERS = "mps"
+#: Honour letters in index order (27..33).
+HONOR_LETTERS = "ESWNPFC"
+
+_ZH_DIGITS = "一二三四五六七八九"
+_HONOR_ZH = ("东风", "南风", "西风", "北风", "白板", "发财", "红中")
+_HONOR_EN = ("East Wind", "South Wind", "West Wind", "North Wind",
+             "White Dragon", "Green Dragon", "Red Dragon")
+_FLOWER_ZH = ("春", "夏", "秋", "冬", "梅", "兰", "竹", "菊")
+_FLOWER_EN = ("Spring", "Summer", "Autumn", "Winter",
+              "Plum", "Orchid", "Bamboo", "Chrysanthemum")
+
+#: Chinese name of each tile index, e.g. ``一万``, ``东风``, ``白板``, ``春``.
+TILE_NAMES_ZH: tuple[str, ...] = (
+    tuple(d + "万" for d in _ZH_DIGITS)
+    + tuple(d + "饼" for d in _ZH_DIGITS)
+    + tuple(d + "条" for d in _ZH_DIGITS)
+    + _HONOR_ZH + _FLOWER_ZH
+)
+#: English name of each tile index, e.g. ``1 Character``, ``East Wind``.
+TILE_NAMES_EN: tuple[str, ...] = (
+    tuple(f"{r} Character" for r in range(1, 10))
+    + tuple(f"{r} Dot" for r in range(1, 10))
+    + tuple(f"{r} Bamboo" for r in range(1, 10))
+    + _HONOR_EN + _FLOWER_EN
+)
+
+# The Unicode block does not follow our index order: winds, then red, green,
+# white; characters, bamboo, then circles; the flowers (plum orchid bamboo
+# chrysanthemum) come before the seasons (spring summer autumn winter).
+_GLYPH_CP = (
+    [0x1F007 + r for r in range(9)]           # 1m..9m
+    + [0x1F019 + r for r in range(9)]         # 1p..9p (circles)
+    + [0x1F010 + r for r in range(9)]         # 1s..9s (bamboos)
+    + [0x1F000, 0x1F001, 0x1F002, 0x1F003]    # E S W N
+    + [0x1F006, 0x1F005, 0x1F004]             # white, green, red
+    + [0x1F026, 0x1F027, 0x1F028, 0x1F029]    # 春 夏 秋 冬
+    + [0x1F022, 0x1F023, 0x1F024, 0x1F025]    # 梅 兰 竹 菊
+)
+#: Unicode glyph of each tile index.
+TILE_GLYPHS: tuple[str, ...] = tuple(chr(cp) for cp in _GLYPH_CP)
+_GLYPH_TO_TILE = {g: i for i, g in enumerate(TILE_GLYPHS)}
+
+_SUIT_BASE = {"m": 0, "p": 9, "s": 18, "z": 27, "f": 34}
+_SUIT_MAX_RANK = {"m": 9, "p": 9, "s": 9, "z": 7, "f": 8}
+_DIGITS = "0123456789"   # ASCII only: str.isdigit() would accept "²" or "٣"
+
+
+def _index(tile: object) -> int:
+    """Return ``tile`` as a valid tile index (0..41) or raise HandError."""
+    if isinstance(tile, (bool, np.bool_)):
+        # bool is an int subclass; True as "2m" would only hide a bug
+        raise HandError(f"expected a tile index, got {tile!r}")
+    try:
+        i = operator.index(tile)
+    except Exception as exc:  # any object may be passed; report, don't crash
+        raise HandError(f"expected a tile index, got {type(tile).__name__} "
+                        f"{_short_repr(tile)}") from exc
+    if not 0 <= i < N_TILES:
+        # _short_repr: str() of a huge int raises ValueError in Python >= 3.11
+        raise HandError(f"tile index {_short_repr(i)} out of range 0..{N_TILES - 1}")
+    return i
+
+
+def _short_repr(obj: object, limit: int = 40) -> str:
+    """``repr`` truncated, so huge inputs give readable error messages."""
+    try:
+        text = repr(obj)
+    except Exception:
+        text = f"<{type(obj).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def scan_tiles(text: str, offset: int = 0) -> list[tuple[int, int]]:
+    """Read a run of tiles, reporting where each one was written.
+
+    Parameters
+    ----------
+    text : str
+        Tiles in notation: digit runs closed by a suit letter (``123m``,
+        ``1z``, ``3f``), honour letters ``E S W N P F C`` and mahjong glyphs.
+        Whitespace is ignored anywhere, even inside a digit run.
+    offset : int, optional
+        Added to every reported position (used when ``text`` is a slice of a
+        larger string, so messages point into the original).
+
+    Returns
+    -------
+    list of (int, int)
+        ``(tile index, position)`` pairs in text order; the position is that
+        of the suit letter, honour letter or glyph.
+
+    Raises
+    ------
+    HandError
+        On an unknown character, digits without a suit letter, a suit letter
+        without digits or an out-of-range rank such as ``0m``, ``8z``, ``9f``.
+    """
+    if not isinstance(text, str):
+        raise HandError(f"expected a str of tiles, got {type(text).__name__}")
+    out: list[tuple[int, int]] = []
+    pending: list[tuple[str, int]] = []  # digits waiting for their suit letter
+
+    def no_suit() -> HandError:
+        digits = "".join(d for d, _ in pending)
+        return HandError(f"digits '{digits}' at position {pending[0][1] + offset} "
+                         "have no suit letter")
+
+    for pos, ch in enumerate(text):
+        if ch.isspace():
+            continue
+        if ch in _DIGITS:
+            pending.append((ch, pos))
+        elif ch in _SUIT_BASE:
+            if not pending:
+                raise HandError(f"suit letter '{ch}' at position {pos + offset} "
+                                "has no digits")
+            top = _SUIT_MAX_RANK[ch]
+            for d, dpos in pending:
+                rank = int(d)
+                if not 1 <= rank <= top:
+                    raise HandError(f"{d}{ch} at position {dpos + offset} is not a "
+                                    f"tile (ranks are 1{ch}..{top}{ch})")
+                out.append((_SUIT_BASE[ch] + rank - 1, pos + offset))
+            pending.clear()
+        elif ch in HONOR_LETTERS or ch in _GLYPH_TO_TILE:
+            if pending:
+                raise no_suit()
+            tile = (27 + HONOR_LETTERS.index(ch) if ch in HONOR_LETTERS
+                    else _GLYPH_TO_TILE[ch])
+            out.append((tile, pos + offset))
+        else:
+            raise HandError(f"unknown character {ch!r} at position {pos + offset}")
+    if pending:
+        raise no_suit()
+    return out
+
+
+def parse_tiles(text: str) -> list[int]:
+    """Parse plain tile notation into a list of indices, in text order.
+
+    Parameters
+    ----------
+    text : str
+        For example ``"123m E 1z 5f"``; no melds or situation suffix.
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> parse_tiles("123m E 1z")
+    [0, 1, 2, 27, 27]
+    """
+    return [tile for tile, _ in scan_tiles(text)]
+
+
+def tile_from_str(text: str) -> int:
+    """Parse exactly one tile (``"5m"``, ``"E"``, ``"1z"``, ``"3f"``, a glyph).
+
+    Raises
+    ------
+    HandError
+        If ``text`` is not exactly one tile.
+    """
+    if not isinstance(text, str):
+        raise HandError(f"expected a tile str, got {type(text).__name__}")
+    if len(text) > 32:  # one tile is at most a few characters; don't scan junk
+        raise HandError(f"expected exactly one tile, got {_short_repr(text)}")
+    tiles = parse_tiles(text)
+    if len(tiles) != 1:
+        raise HandError(f"expected exactly one tile, got {_short_repr(text)}")
+    return tiles[0]
+
+
+def tile_to_str(tile: int) -> str:
+    """Notation of one tile: ``"5m"``, honours as letters (``"E"``), ``"3f"``."""
+    i = _index(tile)
+    if i < 27:
+        return f"{i % 9 + 1}{SUIT_LETTERS[i // 9]}"
+    if i < N_KINDS:
+        return HONOR_LETTERS[i - 27]
+    return f"{i - 33}f"
+
+
+def tiles_to_str(tiles: Iterable[int]) -> str:
+    """Canonical notation of a multiset of tiles.
+
+    Tiles are sorted by index and grouped: ``123m456p789s``, then honour
+    letters in index order (``ESWNPFC``), then flowers (``13f``).
+
+    Examples
+    --------
+    >>> tiles_to_str([27, 0, 10, 9, 34])
+    '1m12pE1f'
+    """
+    idx = sorted(_index(t) for t in tiles)
+    parts: list[str] = []
+    for letter, base in (("m", 0), ("p", 9), ("s", 18)):
+        ranks = "".join(str(i - base + 1) for i in idx if base <= i < base + 9)
+        if ranks:
+            parts.append(ranks + letter)
+    parts.append("".join(HONOR_LETTERS[i - 27] for i in idx if 27 <= i < N_KINDS))
+    flowers = "".join(str(i - 33) for i in idx if i >= N_KINDS)
+    if flowers:
+        parts.append(flowers + "f")
+    return "".join(parts)
+
+
+def counts34(tiles: Iterable[int] | str) -> np.ndarray:
+    """Count tiles per kind.
+
+    Parameters
+    ----------
+    tiles : iterable of int or str
+        Tile indices 0..33, or notation parsed with :func:`parse_tiles`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array of shape ``(34,)``.
+
+    Raises
+    ------
+    HandError
+        For flowers (they have no slot among the 34 kinds) or bad indices.
+    """
+    if isinstance(tiles, str):
+        tiles = parse_tiles(tiles)
+    counts = np.zeros(N_KINDS, dtype=np.int64)
+    for t in tiles:
+        i = _index(t)
+        if i >= N_KINDS:
+            raise HandError(f"flower {tile_to_str(i)} has no slot in counts34")
+        counts[i] += 1
+    return counts
+
+
+def tile_name(tile: int, lang: str = "en") -> str:
+    """Name of a tile in English (``"en"``) or Chinese (``"zh"``)."""
+    i = _index(tile)
+    if lang == "en":
+        return TILE_NAMES_EN[i]
+    if lang == "zh":
+        return TILE_NAMES_ZH[i]
+    raise HandError(f"unknown language {lang!r}: expected 'en' or 'zh'")
+
+
+def tile_glyph(tile: int) -> str:
+    """Unicode mahjong glyph of a tile (U+1F000 block)."""
+    return TILE_GLYPHS[_index(tile)]
+
+
+def is_suited(tile: int) -> bool:
+    """True for characters, dots and bamboo (indices 0..26)."""
+    return _index(tile) < 27
+
+
+def suit_of(tile: int) -> str:
+    """Suit letter: ``"m"``, ``"p"``, ``"s"``, ``"z"`` (honours) or ``"f"``."""
+    i = _index(tile)
+    if i < 27:
+        return SUIT_LETTERS[i // 9]
+    return "z" if i < N_KINDS else "f"
+
+
+def rank_of(tile: int) -> int:
+    """Rank within the suit: 1..9 suited, 1..7 honours (``1z``..), 1..8 flowers."""
+    i = _index(tile)
+    if i < 27:
+        return i % 9 + 1
+    return i - 26 if i < N_KINDS else i - 33
+
+
+def is_terminal(tile: int) -> bool:
+    """True for suited 1s and 9s."""
+    i = _index(tile)
+    return i < 27 and i % 9 in (0, 8)
+
+
+def is_honor(tile: int) -> bool:
+    """True for winds and dragons (27..33)."""
+    return 27 <= _index(tile) < N_KINDS
+
+
+def is_terminal_or_honor(tile: int) -> bool:
+    """True for terminals and honours (幺九)."""
+    return is_terminal(tile) or is_honor(tile)
+
+
+def is_wind(tile: int) -> bool:
+    """True for the four winds (27..30)."""
+    return 27 <= _index(tile) <= 30
+
+
+def is_dragon(tile: int) -> bool:
+    """True for the three dragons (31..33)."""
+    return 31 <= _index(tile) <= 33
+
+
+def is_flower(tile: int) -> bool:
+    """True for flowers and seasons (34..41)."""
+    return _index(tile) >= N_KINDS

@@ -1,0 +1,186 @@
+"""Tests for the command line, ``python -m mjkit`` (mjkit/cli.py)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mjkit
+from mjkit import cli
+from mjkit.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = "[123m]456p789s55mEE E"
+EXAMPLE_ARGS = ["score", EXAMPLE, "--self-drawn", "--seat", "S", "--round", "E"]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_example_table(capsys):
+    code, out, err = run(capsys, *EXAMPLE_ARGS)
+    assert code == 0, err
+    assert err == ""
+    assert "花龙" in out and "Mixed Straight" in out
+    assert "圈风刻" in out and "自摸" in out
+    total = next(line for line in out.splitlines() if "合计" in line)
+    assert total.split()[-1] == "11"
+    assert "达到起和 8 番" in out
+
+
+def test_score_example_english(capsys):
+    code, out, _ = run(capsys, *EXAMPLE_ARGS, "--lang", "en")
+    assert code == 0
+    assert "Mixed Straight" in out and "花龙" in out
+    total = next(line for line in out.splitlines() if line.strip().startswith("Total"))
+    assert total.split()[-1] == "11"
+    assert "meets the 8-fan minimum" in out
+
+
+def test_score_json_matches_api(capsys):
+    code, out, _ = run(capsys, *EXAMPLE_ARGS, "--json")
+    assert code == 0
+    data = json.loads(out)
+    r = mjkit.score(EXAMPLE, self_drawn=True, seat_wind="S", round_wind="E")
+    assert data["total"] == r.total == 11
+    assert data["is_win"] is True and data["meets_minimum"] is r.meets_minimum
+    assert data["minimum"] == r.minimum and data["counted"] == r.counted
+    assert data["hand"] == str(r.hand)
+    assert [(f["zh"], f["en"], f["points"], f["count"]) for f in data["fans"]] == [
+        (f.zh, f.en, f.points, f.count) for f in r.fans]
+    assert [(s["kind"], s["tiles"], s["exposed"]) for s in data["sets"]] == r.sets
+    assert data["pair"] == r.pair
+
+
+def test_situation_options_match_suffix(capsys):
+    # Options and the `|` suffix say the same thing.
+    _, a, _ = run(capsys, "score", EXAMPLE, "--flowers", "2", "--last-wall", "--json")
+    _, b, _ = run(capsys, "score", EXAMPLE + " | flowers=2 last_wall", "--json")
+    assert json.loads(a) == json.loads(b)
+    data = json.loads(a)
+    r = mjkit.score(EXAMPLE, flowers=2, last_wall=True)
+    assert data["total"] == r.total and data["flowers"] == 2 == r.flowers
+    # --no-self-drawn overrides the suffix.
+    _, c, _ = run(capsys, "score", EXAMPLE + " | self_drawn", "--no-self-drawn", "--json")
+    assert json.loads(c)["total"] == mjkit.score(EXAMPLE).total
+
+
+def test_not_counted_listed(capsys):
+    hand = "111m555p999sEEEC C | self_drawn"  # 四暗刻: 碰碰和 and 不求人 not counted
+    r = mjkit.score(hand)
+    assert r.not_counted
+    code, out, _ = run(capsys, "score", hand)
+    assert code == 0
+    section = out.split("不计（被更高番种包含）：")[1]
+    for zh, by in r.not_counted:
+        line = next(line for line in section.splitlines() if line.strip().startswith(zh))
+        assert all(b in line for b in by)
+    code, out, _ = run(capsys, "score", hand, "--json")
+    assert [(d["zh"], tuple(d["because_of"])) for d in json.loads(out)["not_counted"]] == \
+        r.not_counted
+    assert ("碰碰和", ("四暗刻",)) in r.not_counted
+
+
+def test_minimum_not_met(capsys):
+    code, out, _ = run(capsys, "score", "[234m]456p789s55mEE E | seat=S flowers=8")
+    assert code == 0  # a complete hand, even if too small to win with
+    assert "未达到起和 8 番" in out
+
+
+@pytest.mark.parametrize("argv, call", [
+    (["score", "[124m]456p789s55mEE E"], lambda: mjkit.score("[124m]456p789s55mEE E")),
+    (["score", "123m456p789s55mEE Q"], lambda: mjkit.score("123m456p789s55mEE Q")),
+    (["score", "123m456p789s55mEE"], lambda: mjkit.score("123m456p789s55mEE")),
+    (["score", EXAMPLE, "--seat", "X"], lambda: mjkit.score(EXAMPLE, seat_wind="X")),
+    (["score", EXAMPLE, "--flowers", "9"], lambda: mjkit.score(EXAMPLE, flowers="9")),
+    (["score", EXAMPLE, "--rules", "nonesuch"], lambda: mjkit.score(EXAMPLE, rules="nonesuch")),
+    (["fans", "--rules", "nonesuch"], lambda: mjkit.fan_table("nonesuch")),
+], ids=["chow", "char", "count", "wind", "flowers", "rules", "fans-rules"])
+def test_bad_input_exits_2(capsys, argv, call):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert "Traceback" not in err
+    with pytest.raises(mjkit.HandError) as info:
+        call()
+    assert err == f"error: {info.value}\n"
+
+
+def test_incomplete_hand_exits_1(capsys):
+    code, out, err = run(capsys, "score", "[234m]456p789s55mEE 4m")
+    assert code == 1
+    assert "不是和牌" in out and err == ""
+    code, out, _ = run(capsys, "score", "[234m]456p789s55mEE 4m", "--lang", "en")
+    assert code == 1
+    assert "not a complete hand" in out
+    code, out, _ = run(capsys, "score", "[234m]456p789s55mEE 4m", "--json")
+    assert code == 1
+    assert json.loads(out)["is_win"] is False
+
+
+def test_usage_error_returns_status(capsys):
+    assert main([]) == 2
+    assert main(["score"]) == 2
+    assert main(["score", EXAMPLE, "--lang", "fr"]) == 2
+    assert main(["--help"]) == 0
+    capsys.readouterr()
+
+
+def test_fans_lists_81_rows(capsys):
+    code, out, _ = run(capsys, "fans")
+    assert code == 0
+    rows = [line for line in out.splitlines() if re.match(r"\s+\d+\s+\d+\s", line)]
+    assert len(rows) == 81 == len(mjkit.fan_table("gb"))
+    assert any("大四喜" in r and "Big Four Winds" in r and "88" in r for r in rows)
+    code, out, _ = run(capsys, "fans", "--rules", "gb", "--json")
+    data = json.loads(out)
+    assert data["minimum"] == 8 and len(data["fans"]) == 81
+
+
+def test_notebooks_without_jupyter(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_jupyter_lab_command", lambda: None)
+    code, out, _ = run(capsys, "notebooks")
+    assert code == 1
+    assert 'pip install -e ".[lab]"' in out
+    assert str(ROOT / "notebooks") in out
+
+
+def test_notebooks_starts_jupyter_lab(capsys, monkeypatch):
+    calls = []
+    monkeypatch.setattr(cli, "_jupyter_lab_command", lambda: ["jupyter-lab"])
+    monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
+    code, _, _ = run(capsys, "notebooks")
+    assert code == 0
+    assert calls == [["jupyter-lab", str(ROOT / "notebooks")]]
+
+
+def test_notebooks_folder_missing(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_notebooks_dir", lambda: None)
+    code, _, err = run(capsys, "notebooks")
+    assert code == 1
+    assert "not found" in err
+
+
+def test_module_entry_point():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env["PYTHONIOENCODING"] = "utf-8"
+    proc = subprocess.run(
+        [sys.executable, "-m", "mjkit", *EXAMPLE_ARGS, "--json"],
+        cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["total"] == 11
+    assert "花龙" in [f["zh"] for f in data["fans"]]
+    proc = subprocess.run(
+        [sys.executable, "-m", "mjkit", "score", "[124m]456p789s55mEE E"],
+        cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8", timeout=300)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
