@@ -334,7 +334,10 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
             placed = False
             if st == 0:
                 stk_s[d] = 1
-                if c[t] >= 3:
+                # Sets are taken in (tile, pung before chow) order, so a pung
+                # may not follow a chow on the same tile: that split is found
+                # with the pung first.
+                if c[t] >= 3 and not (d > 0 and stk_t[d - 1] == t and kinds[d - 1] == CHOW):
                     c[t] -= 3
                     kinds[d] = PUNG
                     placed = True

@@ -86,7 +86,9 @@ class RuleSet:
             idx = np.asarray(idx, np.int64) if idx else np.zeros(1, np.int64)
             # Higher fans first: a fan another one excludes imposes nothing.
             order = np.asarray(sorted(range(n), key=lambda f: (-int(self.points[f]), f)), np.int64)
-            covers = np.asarray([1 if self.excludes_own[f] else 0 for f in range(n)], np.int64)
+            # A fan only keeps the 幺九刻 of its own sets from counting if it is scored.
+            covers = np.asarray([1 if self.excludes_own[f] and self.points[f] > 0 else 0
+                                 for f in range(n)], np.int64)
             self._cache["args"] = (np.ascontiguousarray(self.points, np.int64), ptr, idx,
                                    order, _tie_order(), covers, suit_table())
         return self._cache["args"]
