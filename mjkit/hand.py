@@ -28,6 +28,7 @@ import numpy as np
 
 from .errors import HandError
 from .tiles import (
+    _C_BRACKET, _C_OTHER, _C_SPACE, _C_SUIT, _C_TILE, _SCAN_CODE, _SUIT_TILES,
     HONOR_LETTERS, N_KINDS, _index, _short_repr, counts34, scan_tiles,
     tile_from_str, tile_to_str, tiles_to_str,
 )
@@ -47,9 +48,16 @@ _WIND_NAMES = {
     "e": 0, "east": 0, "东": 0, "s": 1, "south": 1, "南": 1,
     "w": 2, "west": 2, "西": 2, "n": 3, "north": 3, "北": 3,
 }
+# _WIND_NAMES keys, and their capitalised and upper-case forms ("E", "South").
+_WIND_EXACT = {form: w for k, w in _WIND_NAMES.items() for form in (k, k.title(), k.upper())}
 # Iterables handed to Hand/from_parts are cut off here, so an endless
 # generator cannot hang us; no valid argument comes near these sizes.
 _MAX_ITEMS = 64
+_INT_ONLY = frozenset({int})
+_KINDS = frozenset(range(N_KINDS))
+# Situation names, aliases resolved: "flag" or "valued".
+_SUFFIX_NAMES = {name: "flag" for name in _FLAGS}
+_SUFFIX_NAMES.update({name: "valued" for name in _VALUED})
 
 
 # --------------------------------------------------------------------------
@@ -78,6 +86,8 @@ def _kind_index(tile: Any, what: str) -> int:
 
 
 def _as_bool(value: Any, name: str) -> bool:
+    if value is True or value is False:
+        return value
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     try:
@@ -93,7 +103,9 @@ def _as_wind(value: Any, name: str) -> int:
     """0..3 from an int or a name; digits in strings are refused because
     ``"1"`` could mean South (0-based) or East (``1z``)."""
     if isinstance(value, str):
-        wind = _WIND_NAMES.get(value.strip().lower())
+        wind = _WIND_EXACT.get(value)  # fast path for the usual spellings
+        if wind is None:
+            wind = _WIND_NAMES.get(value.strip().lower())
         if wind is not None:
             return wind
     elif not isinstance(value, (bool, np.bool_)):
@@ -195,10 +207,14 @@ class Meld:
         if not isinstance(self.kind, str) or self.kind not in MELD_KINDS:
             raise HandError(f"unknown meld kind {_short_repr(self.kind)}: "
                             "expected 'chow', 'pung' or 'kong'")
-        tile = _kind_index(self.tile, "meld tile")
-        concealed = _as_bool(self.concealed, "Meld.concealed")
-        object.__setattr__(self, "tile", tile)
-        object.__setattr__(self, "concealed", concealed)
+        tile = self.tile
+        if type(tile) is not int or not 0 <= tile < N_KINDS:
+            tile = _kind_index(tile, "meld tile")
+            object.__setattr__(self, "tile", tile)
+        concealed = self.concealed
+        if type(concealed) is not bool:
+            concealed = _as_bool(concealed, "Meld.concealed")
+            object.__setattr__(self, "concealed", concealed)
         if self.kind == "chow":
             if tile >= 27:
                 raise HandError(f"chow {self._label()}: honours cannot form a chow")
@@ -224,7 +240,8 @@ class Meld:
         return (self.tile,) * (4 if self.kind == "kong" else 3)
 
     def __str__(self) -> str:
-        return self._label()
+        label = _MELD_LABELS.get((self.kind, self.tile, self.concealed))
+        return label if label is not None else self._label()
 
     @classmethod
     def from_tiles(cls, tiles: Iterable[int], concealed: bool = False) -> "Meld":
@@ -236,32 +253,76 @@ class Meld:
             If the tiles are no chow, pung or kong.
         """
         tiles = sorted(_index(t) for t in _take(tiles, _MAX_ITEMS, "meld tiles"))
-        body = tiles_to_str(tiles)
-        label = f"{{{body}}}" if concealed else f"[{body}]"
         if not tiles:
             raise HandError("empty meld")
         if any(t >= N_KINDS for t in tiles):
+            label = _label_of(tiles, concealed)
             raise HandError(f"meld {label} contains a flower; flowers are never "
                             "part of a set")
         distinct = len(set(tiles))
         if len(tiles) == 4:
             if distinct != 1:
+                label = _label_of(tiles, concealed)
                 raise HandError(f"kong {label} must be four copies of one tile")
             return cls("kong", tiles[0], concealed)
         if len(tiles) != 3:
+            label = _label_of(tiles, concealed)
             raise HandError(f"meld {label} has {len(tiles)} tiles: expected 3 "
                             "(chow or pung) or 4 (kong)")
         if distinct == 1:
             return cls("pung", tiles[0], concealed)
         if distinct == 2:
+            label = _label_of(tiles, concealed)
             raise HandError(f"meld {label} is neither a chow nor a pung")
         if any(t >= 27 for t in tiles):
+            label = _label_of(tiles, concealed)
             raise HandError(f"chow {label}: honours cannot form a chow")
         if len({t // 9 for t in tiles}) != 1:
+            label = _label_of(tiles, concealed)
             raise HandError(f"chow {label} mixes suits")
         if tiles[2] - tiles[0] != 2:
+            label = _label_of(tiles, concealed)
             raise HandError(f"chow {label} is not a run")
         return cls("chow", tiles[0], concealed)
+
+
+def _label_of(tiles: list[int], concealed: Any) -> str:
+    body = tiles_to_str(tiles)
+    return f"{{{body}}}" if concealed else f"[{body}]"
+
+
+def _trusted_meld(kind: str, tile: int, concealed: bool) -> Meld:
+    """A Meld from values already known to be valid, without __post_init__."""
+    meld = object.__new__(Meld)
+    meld.__dict__.update(kind=kind, tile=tile, concealed=concealed)
+    return meld
+
+
+def _meld_tables() -> tuple[dict, dict, dict]:
+    """Every valid meld once (Melds are immutable, so they can be shared).
+
+    Returns {(kind, tile, concealed): label} and, for exposed and concealed
+    melds, {tiles in any order: Meld}, the bracket contents the tile-part
+    scanner can take without :meth:`Meld.from_tiles`.
+    """
+    labels: dict[tuple[str, int, bool], str] = {}
+    exposed: dict[tuple[int, ...], Meld] = {}
+    closed: dict[tuple[int, ...], Meld] = {}
+    for t in range(N_KINDS):
+        sets = [("pung", t, False), ("kong", t, False), ("kong", t, True)]
+        if t < 27 and t % 9 <= 6:
+            sets.append(("chow", t, False))
+        for kind, tile, concealed in sets:
+            meld = _trusted_meld(kind, tile, concealed)
+            labels[(kind, tile, concealed)] = meld._label()
+            table = closed if concealed else exposed
+            for order in set(itertools.permutations(meld.tiles)):
+                table[order] = meld
+    return labels, exposed, closed
+
+
+_MELD_LABELS, _EXPOSED_MELDS, _CONCEALED_MELDS = _meld_tables()
+_MELD_ONLY = frozenset({Meld})
 
 
 # --------------------------------------------------------------------------
@@ -307,6 +368,29 @@ class Hand:
     flower_tiles: tuple[int, ...] = field(default=())
 
     def __post_init__(self) -> None:
+        d = self.__dict__
+        melds, concealed = d["melds"], d["concealed"]
+        if (type(melds) is tuple and len(melds) <= 4 and _MELD_ONLY.issuperset(map(type, melds))
+                and (type(concealed) is tuple or type(concealed) is list)
+                and len(concealed) <= _MAX_ITEMS
+                and _INT_ONLY.issuperset(map(type, concealed))
+                and _KINDS.issuperset(concealed)
+                and type(d["win_tile"]) is int and 0 <= d["win_tile"] < N_KINDS
+                and type(d["self_drawn"]) is bool and type(d["last_copy"]) is bool
+                and type(d["kong"]) is bool and type(d["last_wall"]) is bool
+                and type(d["seat_wind"]) is int and 0 <= d["seat_wind"] <= 3
+                and type(d["round_wind"]) is int and 0 <= d["round_wind"] <= 3
+                and type(d["flowers"]) is int and 0 <= d["flowers"] <= 8
+                and type(d["flower_tiles"]) is tuple and not d["flower_tiles"]):
+            # Already normal (plain ints and bools, no flower tiles): what the
+            # general path below would do reduces to sorting the tiles.
+            d["concealed"] = tuple(sorted(concealed))
+        else:
+            self._normalise()
+        self._validate()
+
+    def _normalise(self) -> None:
+        """Turn loosely typed field values into canonical ones, or raise."""
         def put(name: str, value: Any) -> None:
             object.__setattr__(self, name, value)  # frozen: normalise in place
 
@@ -336,32 +420,51 @@ class Hand:
             raise HandError(f"flowers={count} but {len(flower_tiles)} flower tiles given")
         put("flowers", count)
         put("flower_tiles", tuple(flower_tiles))
-        self._validate()
 
     def _validate(self) -> None:
-        """Checks that involve several fields at once."""
-        _check_count(len(self.concealed), len(self.melds))
+        """Checks that involve several fields at once (fields already normal)."""
+        concealed, melds = self.concealed, self.melds
+        if len(concealed) != 14 - 3 * len(melds):
+            _check_count(len(concealed), len(melds))
         win = self.win_tile
+        if win not in concealed:
+            raise HandError(f"winning tile {tile_to_str(win)} is not in the hand")
+        # A fifth copy shows as two equal entries 4 apart in the sorted tiles.
+        every = list(concealed)
+        for m in melds:
+            every += m.tiles
+        every.sort()
+        if any(map(operator.eq, every, every[4:])):
+            in_hand, in_melds = self._counts_in_hand_and_melds()
+            for t in range(N_KINDS):  # the lowest tile with too many copies
+                c, m = in_hand[t], in_melds[t]
+                if c + m > 4:
+                    raise HandError(f"{_ordinal(c + m)} copy of {tile_to_str(t)} "
+                                    f"({c} in hand, {m} in melds); only 4 exist")
+        if not (self.kong or self.last_copy):
+            return
+        others = concealed.count(win) - 1  # copies besides the winning tile itself
         name = tile_to_str(win)
-        if win not in self.concealed:
-            raise HandError(f"winning tile {name} is not in the hand")
-        in_hand = self.counts()
-        in_melds = self.all_counts() - in_hand
-        for t in np.flatnonzero(in_hand + in_melds > 4):
-            c, m = int(in_hand[t]), int(in_melds[t])
-            raise HandError(f"{_ordinal(c + m)} copy of {tile_to_str(t)} "
-                            f"({c} in hand, {m} in melds); only 4 exist")
-        others = int(in_hand[win]) - 1  # copies besides the winning tile itself
         if self.kong and self.self_drawn:
-            if not any(m.kind == "kong" for m in self.melds):
+            if not any(m.kind == "kong" for m in melds):
                 raise HandError("kong=True on a self-draw needs a kong meld (杠上开花)")
-        elif self.kong and (others or in_melds[win]):
+        elif self.kong and (others or any(win in m.tiles for m in melds)):
             raise HandError(f"robbing a kong (抢杠和) but the hand already holds {name}")
         if self.last_copy and others:
             copies = "1 other copy" if others == 1 else f"{others} other copies"
             verb = "is" if others == 1 else "are"
             raise HandError(f"last_copy (和绝张) but {copies} of {name} {verb} in "
                             "the concealed hand")
+
+    def _counts_in_hand_and_melds(self) -> tuple[list[int], list[int]]:
+        in_hand = [0] * N_KINDS
+        for t in self.concealed:
+            in_hand[t] += 1
+        in_melds = [0] * N_KINDS
+        for m in self.melds:
+            for t in m.tiles:
+                in_melds[t] += 1
+        return in_hand, in_melds
 
     # -- constructors ------------------------------------------------------
 
@@ -425,11 +528,13 @@ class Hand:
 
     def all_counts(self) -> np.ndarray:
         """All tiles per kind, melds included (a kong counts 4): int64 ``(34,)``."""
-        counts = self.counts()
+        counts = [0] * N_KINDS
+        for t in self.concealed:
+            counts[t] += 1
         for meld in self.melds:
             for t in meld.tiles:
                 counts[t] += 1
-        return counts
+        return np.array(counts, dtype=np.int64)
 
     @property
     def is_closed(self) -> bool:
@@ -452,7 +557,7 @@ class Hand:
     def __str__(self) -> str:
         rest = list(self.concealed)
         rest.remove(self.win_tile)
-        text = ("".join(str(m) for m in self.melds) + tiles_to_str(rest)
+        text = ("".join([str(m) for m in self.melds]) + tiles_to_str(rest)
                 + " " + tile_to_str(self.win_tile))
         tokens = self.situation_tokens()
         return f"{text} | {' '.join(tokens)}" if tokens else text
@@ -514,20 +619,87 @@ def _scan_tile_part(text: str) -> tuple[list[Meld], list[int]]:
     return melds, [t for t, _ in loose]
 
 
+def _fast_tile_part(text: str) -> tuple[list[Meld], list[int]] | None:
+    """:func:`_scan_tile_part` for well-formed text; ``None`` on anything unusual.
+
+    One pass with the lookup tables of :mod:`mjkit.tiles`.  It accepts exactly
+    what :func:`_scan_tile_part` accepts, with the same result; on any problem
+    it gives up instead of raising, and the caller re-scans with
+    :func:`_scan_tile_part`, which says what is wrong and where.
+    """
+    loose: list[int] = []
+    melds: list[Meld] = []
+    cur = loose          # where tiles go: loose, or the open meld's tiles
+    table = None         # meld table of the open bracket
+    pending: list[int] = []  # ranks waiting for their suit letter
+    code = _SCAN_CODE.get
+    for ch in text:
+        c = code(ch, _C_OTHER)
+        if c < 10:
+            if c >= 0:
+                pending.append(c)
+            elif c != _C_SPACE and not ch.isspace():
+                return None
+        elif c < _C_TILE:  # suit letter
+            if not pending:
+                return None
+            ranks = _SUIT_TILES[c - _C_SUIT]
+            for r in pending:
+                t = ranks[r]
+                if t < 0:
+                    return None
+                cur.append(t)
+            pending = []
+        elif c < _C_BRACKET:  # honour letter or glyph
+            if pending:
+                return None
+            cur.append(c - _C_TILE)
+        else:  # bracket: digits may not run across one
+            if pending:
+                return None
+            if c < _C_BRACKET + 2:  # "[" or "{"
+                if table is not None:
+                    return None
+                table = _EXPOSED_MELDS if c == _C_BRACKET else _CONCEALED_MELDS
+                cur = []
+            else:                   # "]" or "}"
+                if table is not (_EXPOSED_MELDS if c == _C_BRACKET + 2 else _CONCEALED_MELDS):
+                    return None
+                meld = table.get(tuple(cur))
+                if meld is None:
+                    return None
+                melds.append(meld)
+                cur, table = loose, None
+    if pending or table is not None:
+        return None
+    return melds, loose
+
+
+_SPACED_EQUALS = re.compile(r"\s=|=\s")
+
+
 def _parse_suffix(text: str) -> dict[str, Any]:
     """Situation tokens after ``|`` into a raw {name: value} dict."""
-    text = re.sub(r"\s*=\s*", "=", text)  # allow "seat = S"
+    if "," in text or "=" in text and _SPACED_EQUALS.search(text):
+        # Commas, or spaces around "=": the general (regex) splitting.  Without
+        # them it gives the same tokens as str.split (both split on Unicode
+        # whitespace, str.isspace), so the usual case needs no regex.
+        text = re.sub(r"\s*=\s*", "=", text)  # allow "seat = S"
+        tokens = re.split(r"[\s,]+", text.strip())
+    else:
+        tokens = text.split()
     out: dict[str, Any] = {}
-    for token in re.split(r"[\s,]+", text.strip()):
+    for token in tokens:
         if not token:
             continue
         key, eq, value = token.partition("=")
         name = _ALIASES.get(key, key)
-        if name in _FLAGS:
+        kind = _SUFFIX_NAMES.get(name)
+        if kind == "flag":
             if eq:
                 raise HandError(f"situation token {key!r} takes no value")
             value = True
-        elif name in _VALUED:
+        elif kind == "valued":
             if not value:
                 raise HandError(f"situation token {key!r} needs a value, e.g. {key}=…")
         else:
@@ -541,9 +713,16 @@ def _parse_suffix(text: str) -> dict[str, Any]:
 def _build(cls: type[Hand], tiles: list[int], melds: list[Meld],
            situation: dict[str, Any]) -> Hand:
     """Shared tail of :func:`parse_hand` and :meth:`Hand.from_parts`:
-    set flowers aside, settle the winning tile, normalise the situation."""
-    tile_flowers = [t for t in tiles if t >= N_KINDS]
-    tiles = [t for t in tiles if t < N_KINDS]
+    set flowers aside, settle the winning tile, normalise the situation.
+
+    ``tiles`` are tile indices 0..41 (plain ints) and ``melds`` Meld objects,
+    as the callers produce them.
+    """
+    if max(tiles, default=0) >= N_KINDS:
+        tile_flowers = [t for t in tiles if t >= N_KINDS]
+        tiles = [t for t in tiles if t < N_KINDS]
+    else:
+        tile_flowers, tiles = [], list(tiles)
     if len(melds) > 4:
         raise HandError(f"more than 4 melds ({len(melds)})")
 
@@ -559,9 +738,10 @@ def _build(cls: type[Hand], tiles: list[int], melds: list[Meld],
         if tile_flowers and count != len(tile_flowers):
             raise HandError(f"flowers={count} but {len(tile_flowers)} flower tiles "
                             "are written in the hand")
-    for t in sorted(set(flower_tiles)):
-        if flower_tiles.count(t) > 1:
-            raise HandError(f"flower {tile_to_str(t)} repeated")
+    if len(set(flower_tiles)) != len(flower_tiles):
+        for t in sorted(set(flower_tiles)):
+            if flower_tiles.count(t) > 1:
+                raise HandError(f"flower {tile_to_str(t)} repeated")
 
     win = situation.pop("win_tile", None)
     if win is not None:
@@ -573,14 +753,43 @@ def _build(cls: type[Hand], tiles: list[int], melds: list[Meld],
         win = tiles[-1]
 
     fields: dict[str, Any] = {}
-    for name in _FLAGS:
-        if name in situation:
-            fields[name] = _as_bool(situation[name], name)
-    for name in ("seat_wind", "round_wind"):
-        if name in situation:
-            fields[name] = _as_wind(situation[name], name)
-    return cls(tuple(tiles), tuple(melds), win, flowers=count,
-               flower_tiles=tuple(flower_tiles), **fields)
+    if situation:
+        for name in _FLAGS:
+            if name in situation:
+                fields[name] = _as_bool(situation[name], name)
+        for name in ("seat_wind", "round_wind"):
+            if name in situation:
+                fields[name] = _as_wind(situation[name], name)
+    if cls is not Hand:  # a subclass may add its own checks: the full path
+        return cls(tuple(tiles), tuple(melds), win, flowers=count,
+                   flower_tiles=tuple(flower_tiles), **fields)
+    # Every field is now what Hand.__post_init__ would make of it (tile ints
+    # 0..33, Meld objects, bools, winds 0..3, flowers 0..8 agreeing with
+    # distinct flower tiles), so skip that and run only the checks across fields.
+    tiles.sort()
+    flower_tiles.sort()
+    return _trusted_hand(tuple(tiles), tuple(melds), win,
+                         fields.get("self_drawn", False), fields.get("last_copy", False),
+                         fields.get("kong", False), fields.get("last_wall", False),
+                         fields.get("seat_wind", 0), fields.get("round_wind", 0),
+                         count, tuple(flower_tiles))
+
+
+def _trusted_hand(concealed: tuple[int, ...], melds: tuple[Meld, ...], win_tile: int,
+                  self_drawn: bool, last_copy: bool, kong: bool, last_wall: bool,
+                  seat_wind: int, round_wind: int, flowers: int,
+                  flower_tiles: tuple[int, ...]) -> Hand:
+    """A Hand from fields already in canonical form (as ``Hand.__post_init__``
+    leaves them: sorted tuples, plain ints and bools, each value in range);
+    only the checks that involve several fields (:meth:`Hand._validate`) run.
+    """
+    hand = object.__new__(Hand)
+    hand.__dict__.update(
+        concealed=concealed, melds=melds, win_tile=win_tile, self_drawn=self_drawn,
+        last_copy=last_copy, kong=kong, last_wall=last_wall, seat_wind=seat_wind,
+        round_wind=round_wind, flowers=flowers, flower_tiles=flower_tiles)
+    hand._validate()
+    return hand
 
 
 def parse_hand(text: str | Hand, **situation: Any) -> Hand:
@@ -613,7 +822,18 @@ def parse_hand(text: str | Hand, **situation: Any) -> Hand:
     >>> str(parse_hand("[123m] 456p 789s 55m EE E", self_drawn=True))
     '[123m]55m456p789sEE E | self_drawn'
     """
-    overrides = _canonical_situation(situation, "keyword")
+    overrides = _canonical_situation(situation, "keyword") if situation else {}
+    if type(text) is str and len(text) <= MAX_TEXT_LEN:  # the common case, fast
+        tile_part, bar, suffix = text.partition("|")
+        if not bar or "|" not in suffix:
+            scanned = _fast_tile_part(tile_part)
+            if scanned is not None:
+                melds, tiles = scanned
+                merged = _parse_suffix(suffix) if bar else {}
+                if overrides:
+                    merged.update(overrides)
+                return _build(Hand, tiles, melds, merged)
+        # anything unusual: the checked path below, for the exact error
     if isinstance(text, Hand):
         base: dict[str, Any] = {name: getattr(text, name) for name in _FLAGS}
         base.update(seat_wind=text.seat_wind, round_wind=text.round_wind,

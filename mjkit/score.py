@@ -340,14 +340,13 @@ def score_batch(batch, rules="gb"):
         batch = HandBatch.from_hands(batch)
     rs = get_rules(rules)
     n = len(batch.rows)
-    totals = np.zeros(n, np.int64)
-    fans = np.zeros((n, rs.n_fans), np.int32)
+    used = rs.used_fans()
+    totals = np.empty(n, np.int64)
+    fans = np.empty((n, len(used)), np.int32)
     if n:
         # Chunks are independent; a few per thread keeps the cores busy.
         n_chunks = max(1, min(n, 4 * numba.get_num_threads()))
-        score_rows(batch.rows, *rs.kernel_args(), totals, fans, n_chunks)
-    used = rs.used_fans()
-    cols = fans if len(used) == rs.n_fans else fans[:, used]
+        score_rows(batch.rows, *rs.kernel_args(), rs.columns(), totals, fans, n_chunks)
     keys = catalogue_lists().key
-    return BatchResult(totals=totals, fan_counts=cols, fans=[keys[i] for i in used],
+    return BatchResult(totals=totals, fan_counts=fans, fans=[keys[i] for i in used],
                        rules=rs.name)

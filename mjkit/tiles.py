@@ -101,9 +101,51 @@ _SUIT_BASE = {"m": 0, "p": 9, "s": 18, "z": 27, "f": 34}
 _SUIT_MAX_RANK = {"m": 9, "p": 9, "s": 9, "z": 7, "f": 8}
 _DIGITS = "0123456789"   # ASCII only: str.isdigit() would accept "²" or "٣"
 
+# Lookup tables for the fast paths.  _SCAN_CODE maps a character to a code:
+# 0..9 a digit, _C_SUIT + k the k-th suit letter of _SUIT_ORDER, _C_TILE + t a
+# character that is tile t by itself (honour letter or glyph), _C_BRACKET + k
+# one of "[{]}" (only hand.py's tile-part scanner accepts those), _C_SPACE an
+# ASCII space; characters missing from it are other whitespace or errors.
+_C_OTHER, _C_SPACE, _C_SUIT, _C_TILE, _C_BRACKET = -1, -2, 10, 100, 200
+_SUIT_ORDER = "mpszf"
+#: For each suit letter, the tile of each digit 0..9 (-1: not a tile).
+_SUIT_TILES = tuple(
+    tuple(_SUIT_BASE[s] + r - 1 if 1 <= r <= _SUIT_MAX_RANK[s] else -1 for r in range(10))
+    for s in _SUIT_ORDER
+)
+_SCAN_CODE: dict[str, int] = {d: int(d) for d in _DIGITS}
+_SCAN_CODE.update({s: _C_SUIT + k for k, s in enumerate(_SUIT_ORDER)})
+_SCAN_CODE.update({h: _C_TILE + 27 + k for k, h in enumerate(HONOR_LETTERS)})
+_SCAN_CODE.update({g: _C_TILE + t for g, t in _GLYPH_TO_TILE.items()})
+_SCAN_CODE.update({b: _C_BRACKET + k for k, b in enumerate("[{]}")})
+_SCAN_CODE[" "] = _C_SPACE
+
+#: Notation of each tile index (``tile_to_str``), and the character and group
+#: (0 m, 1 p, 2 s, 3 honours, 4 flowers) it has in ``tiles_to_str``.
+_TILE_STR: tuple[str, ...] = (
+    tuple(f"{i % 9 + 1}{SUIT_LETTERS[i // 9]}" for i in range(27))
+    + tuple(HONOR_LETTERS) + tuple(f"{k}f" for k in range(1, 9))
+)
+_TILE_CHAR: tuple[str, ...] = (
+    tuple(str(i % 9 + 1) for i in range(27)) + tuple(HONOR_LETTERS)
+    + tuple(str(k) for k in range(1, 9))
+)
+_TILE_GROUP: tuple[int, ...] = tuple(min(i // 9, 3) for i in range(34)) + (4,) * 8
+_GROUP_SUFFIX = ("m", "p", "s", "", "f")
+_INT_ONLY = frozenset({int})
+_ALL_TILES = frozenset(range(42))
+
+
+def _plain_tiles(seq: object) -> bool:
+    """True if ``seq`` is a list or tuple of plain ``int`` tile indices 0..41."""
+    return ((type(seq) is tuple or type(seq) is list)
+            and _INT_ONLY.issuperset(map(type, seq)) and _ALL_TILES.issuperset(seq))
+
 
 def _index(tile: object) -> int:
     """Return ``tile`` as a valid tile index (0..41) or raise HandError."""
+    if type(tile) is int and 0 <= tile < N_TILES:  # fast path: a plain index
+        return tile
     if isinstance(tile, (bool, np.bool_)):
         # bool is an int subclass; True as "2m" would only hide a bug
         raise HandError(f"expected a tile index, got {tile!r}")
@@ -154,6 +196,51 @@ def scan_tiles(text: str, offset: int = 0) -> list[tuple[int, int]]:
     """
     if not isinstance(text, str):
         raise HandError(f"expected a str of tiles, got {type(text).__name__}")
+    out = _scan_fast(text, offset)
+    if out is not None:
+        return out
+    return _scan_checked(text, offset)  # raises the exact error
+
+
+def _scan_fast(text: str, offset: int) -> list[tuple[int, int]] | None:
+    """:func:`scan_tiles` for well-formed text; ``None`` on anything unusual.
+
+    It accepts exactly what :func:`_scan_checked` accepts, with the same
+    result; whenever it meets a problem it gives up instead of raising, and
+    the caller re-scans with :func:`_scan_checked` for the error message.
+    """
+    out: list[tuple[int, int]] = []
+    pending: list[int] = []  # ranks waiting for their suit letter
+    code = _SCAN_CODE.get
+    for pos, ch in enumerate(text):
+        c = code(ch, _C_OTHER)
+        if c < 10:
+            if c >= 0:
+                pending.append(c)
+            elif c != _C_SPACE and not ch.isspace():
+                return None
+        elif c >= _C_TILE:
+            if pending or c >= _C_BRACKET:
+                return None
+            out.append((c - _C_TILE, pos + offset))
+        else:
+            if not pending:
+                return None
+            ranks = _SUIT_TILES[c - _C_SUIT]
+            where = pos + offset
+            for r in pending:
+                t = ranks[r]
+                if t < 0:
+                    return None
+                out.append((t, where))
+            pending = []
+    if pending:
+        return None
+    return out
+
+
+def _scan_checked(text: str, offset: int) -> list[tuple[int, int]]:
+    """The reference scanner: slow, but says exactly what is wrong and where."""
     out: list[tuple[int, int]] = []
     pending: list[tuple[str, int]] = []  # digits waiting for their suit letter
 
@@ -232,6 +319,8 @@ def tile_from_str(text: str) -> int:
 
 def tile_to_str(tile: int) -> str:
     """Notation of one tile: ``"5m"``, honours as letters (``"E"``), ``"3f"``."""
+    if type(tile) is int and 0 <= tile < N_TILES:
+        return _TILE_STR[tile]
     i = _index(tile)
     if i < 27:
         return f"{i % 9 + 1}{SUIT_LETTERS[i // 9]}"
@@ -251,17 +340,21 @@ def tiles_to_str(tiles: Iterable[int]) -> str:
     >>> tiles_to_str([27, 0, 10, 9, 34])
     '1m12pE1f'
     """
-    idx = sorted(_index(t) for t in tiles)
-    parts: list[str] = []
-    for letter, base in (("m", 0), ("p", 9), ("s", 18)):
-        ranks = "".join(str(i - base + 1) for i in idx if base <= i < base + 9)
-        if ranks:
-            parts.append(ranks + letter)
-    parts.append("".join(HONOR_LETTERS[i - 27] for i in idx if 27 <= i < N_KINDS))
-    flowers = "".join(str(i - 33) for i in idx if i >= N_KINDS)
-    if flowers:
-        parts.append(flowers + "f")
-    return "".join(parts)
+    idx = sorted(tiles) if _plain_tiles(tiles) else sorted(_index(t) for t in tiles)
+    # Sorted indices come grouped m, p, s, honours, flowers: write each tile's
+    # character and close a group with its suffix letter (none for honours).
+    out: list[str] = []
+    group = -1
+    for i in idx:
+        g = _TILE_GROUP[i]
+        if g != group:
+            if group >= 0:
+                out.append(_GROUP_SUFFIX[group])
+            group = g
+        out.append(_TILE_CHAR[i])
+    if group >= 0:
+        out.append(_GROUP_SUFFIX[group])
+    return "".join(out)
 
 
 def counts34(tiles: Iterable[int] | str) -> np.ndarray:
@@ -284,13 +377,13 @@ def counts34(tiles: Iterable[int] | str) -> np.ndarray:
     """
     if isinstance(tiles, str):
         tiles = parse_tiles(tiles)
-    counts = np.zeros(N_KINDS, dtype=np.int64)
+    counts = [0] * N_KINDS
     for t in tiles:
         i = _index(t)
         if i >= N_KINDS:
             raise HandError(f"flower {tile_to_str(i)} has no slot in counts34")
         counts[i] += 1
-    return counts
+    return np.array(counts, dtype=np.int64)
 
 
 def tile_name(tile: int, lang: str = "en") -> str:

@@ -55,25 +55,42 @@ W_DT = W_DK + 4 * MAX_DIVISIONS       # MAX_DIVISIONS * 4 tiles
 W_DP = W_DT + 4 * MAX_DIVISIONS       # MAX_DIVISIONS pairs
 W_DKEY = W_DP + MAX_DIVISIONS         # MAX_DIVISIONS reading-order keys
 W_IDX = W_DKEY + MAX_DIVISIONS        # MAX_DIVISIONS visiting order
-WS_LEN = W_IDX + MAX_DIVISIONS
+W_FAN = W_IDX + MAX_DIVISIONS         # MAX_FANS: a row's fans (batch scoring)
+W_PRES = W_FAN + MAX_FANS             # MAX_FANS: fans present, in rule order
+WS_LEN = W_PRES + MAX_FANS
 
 
 @njit(cache=True)
-def apply_rules(cand, points, excl_ptr, excl_idx, order):
-    """Drop disabled fans, apply 不计 in ``order`` (highest first); return the total."""
+def apply_rules(cand, points, excl_ptr, excl_idx, order, rank, present):
+    """Drop disabled fans, apply 不计 highest fan first; return the total.
+
+    Only the fans present are visited: they are collected, put in rule order
+    (``rank[f]`` is the position of fan f in ``order``) and each one still
+    present removes the fans it excludes.  ``present`` is scratch space.
+    """
     n = points.shape[0]
-    for k in range(n):
-        f = order[k]
+    m = 0
+    for f in range(n):
         if cand[f] > 0:
             if points[f] <= 0:
                 cand[f] = 0
                 continue
+            # insertion by rule order (a reading has a dozen fans at most)
+            j = m
+            while j > 0 and rank[present[j - 1]] > rank[f]:
+                present[j] = present[j - 1]
+                j -= 1
+            present[j] = f
+            m += 1
+    total = 0
+    for k in range(m):
+        f = present[k]
+        if cand[f] > 0:
             for j in range(excl_ptr[f], excl_ptr[f + 1]):
                 cand[excl_idx[j]] = 0
-    total = 0
-    for f in range(n):
-        if cand[f] > 0:
-            total += cand[f] * points[f]
+    for k in range(m):
+        f = present[k]
+        total += cand[f] * points[f]
     return total
 
 
@@ -197,16 +214,16 @@ def _keep(fan, cand, nf):
 
 
 @njit(cache=True)
-def _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order):
+def _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order, rank, present):
     """apply_rules, keeping a copy of the detected fans first if wanted."""
     if want_raw:
         for f in range(points.shape[0]):
             cand_raw[f] = cand[f]
-    return apply_rules(cand, points, excl_ptr, excl_idx, order)
+    return apply_rules(cand, points, excl_ptr, excl_idx, order, rank, present)
 
 
 @njit(cache=True)
-def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, table, fan, raw, dec, ws):
+def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table, fan, raw, dec, ws):
     """Score one row; fill ``fan`` (counted fans) and ``dec`` (the reading).
 
     If ``raw`` is as long as ``fan`` it receives the fans the chosen reading
@@ -297,6 +314,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, table, 
     base = ws[W_BASE:W_BASE + nf]
     cand = ws[W_CAND:W_CAND + nf]
     cand_raw = ws[W_RAW:W_RAW + nf]
+    present = ws[W_PRES:W_PRES + nf]
     for f in range(nf):
         base[f] = 0
     win_fans(self_drawn, last_copy, kong, last_wall, base)
@@ -353,7 +371,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, table, 
                 elif c[win] > 1:
                     cand[F.SINGLE_WAIT] = 1
                 terminal_honor_pungs(k1, t1, 1, cand, seat, rnd, covers, False)
-                best = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order)
+                best = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order, rank, present)
                 best_form = FORM_KNITTED_STRAIGHT
                 _keep(fan, cand, nf)
                 if want_raw:
@@ -394,7 +412,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, table, 
                     cand[F.KNITTED_STRAIGHT] = 1
                 form = FORM_HONORS_KNITTED
         if form != FORM_NONE:
-            best = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order)
+            best = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order, rank, present)
             best_form = form
             _keep(fan, cand, nf)
             if want_raw:
@@ -453,7 +471,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, table, 
                     cand[f] = base[f]
                 regular_reading(kind, tile, exposed, fixed, dp[d], n_exposed, self_drawn, win,
                                 seat, rnd, n_waits, nine, tie_order, points, covers, cand, scratch)
-                total = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order)
+                total = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order, rank, present)
                 if total == 0 and points[F.CHICKEN_HAND] > 0:
                     cand[F.CHICKEN_HAND] = 1
                     cand_raw[F.CHICKEN_HAND] = 1
@@ -489,19 +507,30 @@ def score_row(row, points, excl_ptr, excl_idx, order, tie_order, covers, table, 
 
 
 @njit(cache=True, parallel=True)
-def score_rows(rows, points, excl_ptr, excl_idx, order, tie_order, covers, table, totals, fans, n_chunks):
+def score_rows(rows, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
+               columns, totals, fans, n_chunks):
     """Score many rows in parallel; ``totals[i]`` is -1 for an incomplete hand.
 
-    Rows are split into ``n_chunks`` contiguous chunks, each with its own
-    scratch space; results do not depend on the chunking.
+    ``fans[i, columns[f]]`` receives the count of fan ``f`` (fans whose column
+    is -1 are not reported).  Rows are split into ``n_chunks`` contiguous
+    chunks, each with its own scratch space; results do not depend on the
+    chunking or the number of threads.
     """
     n = rows.shape[0]
+    nf = points.shape[0]
+    ncol = fans.shape[1]
     for ch in prange(n_chunks):
         lo = n * ch // n_chunks
         hi = n * (ch + 1) // n_chunks
         ws = np.zeros(WS_LEN, np.int64)
         dec = np.zeros(DEC_LEN, np.int64)
         no_raw = np.zeros(0, np.int64)
+        fan = ws[W_FAN:W_FAN + nf]
         for i in range(lo, hi):
-            totals[i] = score_row(rows[i], points, excl_ptr, excl_idx, order, tie_order,
-                                  covers, table, fans[i], no_raw, dec, ws)
+            totals[i] = score_row(rows[i], points, excl_ptr, excl_idx, order, rank, tie_order,
+                                  covers, table, fan, no_raw, dec, ws)
+            for j in range(ncol):
+                fans[i, j] = 0
+            for f in range(nf):
+                if fan[f] != 0 and columns[f] >= 0:
+                    fans[i, columns[f]] = fan[f]

@@ -67,6 +67,14 @@ class RuleSet:
             self._cache["used"] = [i for i, p in enumerate(self.points) if p > 0]
         return self._cache["used"]
 
+    def columns(self):
+        """Output column of each catalogue row in batch results (-1: not used)."""
+        if "columns" not in self._cache:
+            cols = np.full(self.n_fans, -1, np.int64)
+            cols[self.used_fans()] = np.arange(len(self.used_fans()))
+            self._cache["columns"] = cols
+        return self._cache["columns"]
+
     @property
     def points_list(self):
         """``points`` as a list of ints (cheap element access from Python)."""
@@ -75,7 +83,7 @@ class RuleSet:
         return self._cache["points_list"]
 
     def kernel_args(self):
-        """Arrays for the kernels: points, 不计 as CSR, order, tie order, covers, suit table."""
+        """Arrays for the kernels: points, 不计 as CSR, rule order and rank, tie order, covers, suit table."""
         if "args" not in self._cache:
             n = self.n_fans
             ptr = np.zeros(n + 1, np.int64)
@@ -89,8 +97,10 @@ class RuleSet:
             # A fan only keeps the 幺九刻 of its own sets from counting if it is scored.
             covers = np.asarray([1 if self.excludes_own[f] and self.points[f] > 0 else 0
                                  for f in range(n)], np.int64)
+            rank = np.empty(n, np.int64)
+            rank[order] = np.arange(n)
             self._cache["args"] = (np.ascontiguousarray(self.points, np.int64), ptr, idx,
-                                   order, _tie_order(), covers, suit_table())
+                                   order, rank, _tie_order(), covers, suit_table())
         return self._cache["args"]
 
     def derive(self, name, *, points=None, drop=(), minimum=None, description=""):
