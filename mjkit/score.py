@@ -346,7 +346,7 @@ def score_batch(batch, rules="gb"):
     if n:
         # Chunks are independent; a few per thread keeps the cores busy.
         n_chunks = max(1, min(n, 4 * numba.get_num_threads()))
-        score_rows(batch.rows, *rs.kernel_args(), rs.columns(), totals, fans, n_chunks)
+        score_rows(batch.rows, *rs.kernel_args(), rs.used_array(), totals, fans, n_chunks)
     keys = catalogue_lists().key
     return BatchResult(totals=totals, fan_counts=fans, fans=[keys[i] for i in used],
                        rules=rs.name)

@@ -119,7 +119,7 @@ def test_batch_is_independent_of_threads_and_chunks():
             for chunks in (1, 3, 64):
                 totals = np.zeros(len(HANDS), np.int64)
                 fans = np.zeros((len(HANDS), len(rs.used_fans())), np.int32)
-                score_rows(batch.rows, *rs.kernel_args(), rs.columns(), totals, fans, chunks)
+                score_rows(batch.rows, *rs.kernel_args(), rs.used_array(), totals, fans, chunks)
                 results.append((totals, fans))
     finally:
         numba.set_num_threads(old)

@@ -233,9 +233,8 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
     """
     nf = points.shape[0]
     want_raw = raw.shape[0] >= nf
-    for f in range(nf):
-        fan[f] = 0
-        if want_raw:
+    if want_raw:
+        for f in range(nf):
             raw[f] = 0
     for i in range(dec.shape[0]):
         dec[i] = 0
@@ -244,9 +243,13 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
 
     c = ws[W_C:W_C + 34]
     allc = ws[W_ALLC:W_ALLC + 34]
+    n_distinct_suited = 0
     for t in range(34):
-        c[t] = row[COUNTS + t]
-        allc[t] = c[t]
+        x = row[COUNTS + t]
+        c[t] = x
+        allc[t] = x
+        if t < 27 and x > 0:
+            n_distinct_suited += 1
     win = row[WIN]
     flags = row[FLAGS]
     seat = row[SEAT]
@@ -329,7 +332,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
     best_form = FORM_NONE
 
     # ---- 组合龙 with one set and a pair
-    if n_fixed <= 1:
+    if n_fixed <= 1 and n_distinct_suited >= 9:
         k = find_knitted(c)
         if k >= 0:
             rem = ws[W_REM:W_REM + 34]
@@ -497,6 +500,8 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
                         dec[DEC_SETS + 3 * j + 2] = exposed[j]
 
     if best < 0:
+        for f in range(nf):
+            fan[f] = 0
         return -1
     if points[F.FLOWER_TILES] > 0 and flowers > 0:
         fan[F.FLOWER_TILES] = flowers
@@ -508,17 +513,16 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
 
 @njit(cache=True, parallel=True)
 def score_rows(rows, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
-               columns, totals, fans, n_chunks):
+               used, totals, fans, n_chunks):
     """Score many rows in parallel; ``totals[i]`` is -1 for an incomplete hand.
 
-    ``fans[i, columns[f]]`` receives the count of fan ``f`` (fans whose column
-    is -1 are not reported).  Rows are split into ``n_chunks`` contiguous
-    chunks, each with its own scratch space; results do not depend on the
-    chunking or the number of threads.
+    ``fans[i, j]`` receives the count of fan ``used[j]``.  Rows are split into
+    ``n_chunks`` contiguous chunks, each with its own scratch space; results
+    do not depend on the chunking or the number of threads.
     """
     n = rows.shape[0]
     nf = points.shape[0]
-    ncol = fans.shape[1]
+    ncol = used.shape[0]
     for ch in prange(n_chunks):
         lo = n * ch // n_chunks
         hi = n * (ch + 1) // n_chunks
@@ -530,7 +534,4 @@ def score_rows(rows, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
             totals[i] = score_row(rows[i], points, excl_ptr, excl_idx, order, rank, tie_order,
                                   covers, table, fan, no_raw, dec, ws)
             for j in range(ncol):
-                fans[i, j] = 0
-            for f in range(nf):
-                if fan[f] != 0 and columns[f] >= 0:
-                    fans[i, columns[f]] = fan[f]
+                fans[i, j] = fan[used[j]]

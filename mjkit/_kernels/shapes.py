@@ -364,7 +364,8 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
             if placed:
                 d += 1
                 if d < n_sets:
-                    lo = 0
+                    # every tile below the one just used is exhausted
+                    lo = stk_t[d - 1]
                     while lo < 34 and c[lo] == 0:
                         lo += 1
                     if lo == 34:

@@ -67,13 +67,11 @@ class RuleSet:
             self._cache["used"] = [i for i, p in enumerate(self.points) if p > 0]
         return self._cache["used"]
 
-    def columns(self):
-        """Output column of each catalogue row in batch results (-1: not used)."""
-        if "columns" not in self._cache:
-            cols = np.full(self.n_fans, -1, np.int64)
-            cols[self.used_fans()] = np.arange(len(self.used_fans()))
-            self._cache["columns"] = cols
-        return self._cache["columns"]
+    def used_array(self):
+        """``used_fans()`` as an int64 array (batch output columns)."""
+        if "used_array" not in self._cache:
+            self._cache["used_array"] = np.asarray(self.used_fans(), np.int64)
+        return self._cache["used_array"]
 
     @property
     def points_list(self):
