@@ -7,6 +7,7 @@ Both validate and encode in Python, then run the same numba kernel
 from __future__ import annotations
 
 import functools
+import threading
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -47,26 +48,41 @@ def _as_hand(hand_or_text, situation):
 
 def encode_hand(hand, out=None):
     """The kernel row of a validated :class:`~mjkit.hand.Hand` (int32)."""
-    row = np.zeros(L.ROW_LEN, np.int32) if out is None else out
-    row[:] = 0
+    vals = [0] * L.ROW_LEN
     for t in hand.concealed:
-        row[L.COUNTS + t] += 1
+        vals[L.COUNTS + t] += 1
     for i, m in enumerate(hand.melds):
         if m.kind == "kong":
             code = L.M_CKONG if m.concealed else L.M_KONG
         else:
             code = _MELD_CODE[m.kind]
-        row[L.MELDS + 2 * i] = code
-        row[L.MELDS + 2 * i + 1] = m.tile
-    row[L.WIN] = hand.win_tile
-    row[L.FLAGS] = ((L.F_SELF_DRAWN if hand.self_drawn else 0)
-                    | (L.F_LAST_COPY if hand.last_copy else 0)
-                    | (L.F_KONG if hand.kong else 0)
-                    | (L.F_LAST_WALL if hand.last_wall else 0))
-    row[L.SEAT] = hand.seat_wind
-    row[L.ROUND] = hand.round_wind
-    row[L.FLOWERS] = hand.flowers
-    return row
+        vals[L.MELDS + 2 * i] = code
+        vals[L.MELDS + 2 * i + 1] = m.tile
+    vals[L.WIN] = hand.win_tile
+    vals[L.FLAGS] = ((L.F_SELF_DRAWN if hand.self_drawn else 0)
+                     | (L.F_LAST_COPY if hand.last_copy else 0)
+                     | (L.F_KONG if hand.kong else 0)
+                     | (L.F_LAST_WALL if hand.last_wall else 0))
+    vals[L.SEAT] = hand.seat_wind
+    vals[L.ROUND] = hand.round_wind
+    vals[L.FLOWERS] = hand.flowers
+    if out is None:
+        return np.array(vals, np.int32)
+    out[:] = vals
+    return out
+
+
+_scratch = threading.local()
+
+
+def _buffers(n_fans):
+    """Per-thread output and scratch arrays for single scores (reused)."""
+    b = getattr(_scratch, "b", None)
+    if b is None or b[0].shape[0] != n_fans:
+        b = (np.zeros(n_fans, np.int64), np.zeros(n_fans, np.int64),
+             np.zeros(L.DEC_LEN, np.int64), np.zeros(WS_LEN, np.int64))
+        _scratch.b = b
+    return b
 
 
 class FanLine(NamedTuple):
@@ -257,11 +273,7 @@ def score(hand_or_text, rules="gb", **situation):
     hand = _as_hand(hand_or_text, situation)
     rs = get_rules(rules)
     row = encode_hand(hand)
-    n = rs.n_fans
-    fan = np.zeros(n, np.int64)
-    raw = np.zeros(n, np.int64)
-    dec = np.zeros(L.DEC_LEN, np.int64)
-    ws = np.zeros(WS_LEN, np.int64)
+    fan, raw, dec, ws = _buffers(rs.n_fans)
     total = score_row(row, *rs.kernel_args(), fan, raw, dec, ws)
     return _build_result(hand, rs, total, fan, raw, dec)
 
@@ -274,15 +286,23 @@ class HandBatch:
     hands: list = field(default=None, repr=False)
 
     @classmethod
-    def from_hands(cls, hands, keep_hands=False):
+    def from_hands(cls, hands, keep_hands=False, progress=None):
         """Validate and encode a sequence of :class:`Hand` or notation strings.
 
         Each hand keeps its own situation (the ``|`` suffix of its notation).
+        ``progress``: show a progress bar (default: for 20,000 hands or more).
         """
         items = list(hands)
         rows = np.zeros((len(items), L.ROW_LEN), np.int32)
         parsed = [] if keep_hands else None
-        for i, h in enumerate(items):
+        if progress is None:
+            progress = len(items) >= 20_000
+        it = enumerate(items)
+        if progress:
+            from tqdm.auto import tqdm
+
+            it = tqdm(it, total=len(items), desc="parsing hands", unit="hand", leave=False)
+        for i, h in it:
             try:
                 hand = _as_hand(h, {})
             except HandError as exc:

@@ -204,6 +204,21 @@ def _extra_chow_fan(x, y, z, w, points):
 
 
 @njit(cache=True)
+def _triple(k, n):
+    """The k-th triple of n (3 or 4) sets, in the order 012, 013, 023, 123,
+    and the set left over (-1 for three sets)."""
+    if n == 3:
+        return 0, 1, 2, -1
+    if k == 0:
+        return 0, 1, 2, 3
+    if k == 1:
+        return 0, 1, 3, 2
+    if k == 2:
+        return 0, 2, 3, 1
+    return 1, 2, 3, 0
+
+
+@njit(cache=True)
 def chow_fans(tiles, n, points, fan, scratch):
     """Fans among ``n`` chows (lowest tiles, sorted by reading order)."""
     if n == 4:
@@ -215,18 +230,8 @@ def chow_fans(tiles, n, points, fan, scratch):
         best_f = -1
         best_x = -1
         best_v = -1
-        # triples in the order 012, 013, 023, 123; the fourth chow is the rest
         for k in range(4 if n == 4 else 1):
-            if n == 3:
-                i0, i1, i2, i3 = 0, 1, 2, -1
-            elif k == 0:
-                i0, i1, i2, i3 = 0, 1, 2, 3
-            elif k == 1:
-                i0, i1, i2, i3 = 0, 1, 3, 2
-            elif k == 2:
-                i0, i1, i2, i3 = 0, 2, 3, 1
-            else:
-                i0, i1, i2, i3 = 1, 2, 3, 0
+            i0, i1, i2, i3 = _triple(k, n)
             f = chow_triple_fan(tiles[i0], tiles[i1], tiles[i2])
             if f < 0 or points[f] <= 0:
                 continue
@@ -295,16 +300,7 @@ def pung_fans(tiles, n, fan):
             return
     if n >= 3:
         for k in range(4 if n == 4 else 1):
-            if n == 3:
-                i0, i1, i2, i3 = 0, 1, 2, -1
-            elif k == 0:
-                i0, i1, i2, i3 = 0, 1, 2, 3
-            elif k == 1:
-                i0, i1, i2, i3 = 0, 1, 3, 2
-            elif k == 2:
-                i0, i1, i2, i3 = 0, 2, 3, 1
-            else:
-                i0, i1, i2, i3 = 1, 2, 3, 0
+            i0, i1, i2, i3 = _triple(k, n)
             f = pung_triple_fan(tiles[i0], tiles[i1], tiles[i2])
             if f < 0:
                 continue

@@ -247,6 +247,17 @@ def count_waits(standing, closed, first_tile, table):
 
 
 @njit(cache=True)
+def _put_back(c, kind, t):
+    """Return the tiles of a pung or chow at ``t`` to the counts."""
+    if kind == PUNG:
+        c[t] += 3
+    else:
+        c[t] += 1
+        c[t + 1] += 1
+        c[t + 2] += 1
+
+
+@njit(cache=True)
 def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
     """Every split of ``c`` into ``n_sets`` sets and one pair.
 
@@ -321,13 +332,7 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
                     out_pair[nd] = p
                     nd += 1
                 d -= 1
-                t = stk_t[d]
-                if kinds[d] == PUNG:
-                    c[t] += 3
-                else:
-                    c[t] += 1
-                    c[t + 1] += 1
-                    c[t + 2] += 1
+                _put_back(c, kinds[d], stk_t[d])
                 continue
             t = stk_t[d]
             st = stk_s[d]
@@ -353,13 +358,7 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
                 # Exhausted: undo the set that led here and go up.
                 d -= 1
                 if d >= 0:
-                    u = stk_t[d]
-                    if kinds[d] == PUNG:
-                        c[u] += 3
-                    else:
-                        c[u] += 1
-                        c[u + 1] += 1
-                        c[u + 2] += 1
+                    _put_back(c, kinds[d], stk_t[d])
                 continue
             if placed:
                 d += 1
@@ -371,13 +370,7 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
                     if lo == 34:
                         # Cannot happen with consistent counts; undo and retry.
                         d -= 1
-                        u = stk_t[d]
-                        if kinds[d] == PUNG:
-                            c[u] += 3
-                        else:
-                            c[u] += 1
-                            c[u + 1] += 1
-                            c[u + 2] += 1
+                        _put_back(c, kinds[d], stk_t[d])
                         continue
                     stk_t[d] = lo
                     stk_s[d] = 0
