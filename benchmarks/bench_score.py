@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import numba
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import mjkit  # noqa: E402

@@ -22,7 +22,7 @@ from .errors import HandError
 from .hand import Hand, parse_hand
 from .rules import fan_catalogue, get_rules
 from .rules.catalogue import catalogue_lists
-from .tiles import tile_to_str, tiles_to_str
+from .tiles import tiles_to_str
 
 __all__ = ["FanLine", "ScoreResult", "HandBatch", "BatchResult", "score", "score_batch",
            "encode_hand", "fan_table"]

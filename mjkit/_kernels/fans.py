@@ -19,7 +19,7 @@ pairwise fans.
 from numba import njit
 
 from . import fan_ids as F
-from .layout import CHOW, KONG, PUNG
+from .layout import CHOW, PUNG
 
 
 # ---------------------------------------------------------------- tiles
