@@ -194,6 +194,7 @@ def count_waits(standing, closed, first_tile, table):
     k2 = suit_key(standing, 18)
     n_pair_ok = 0
     n_bad = 0
+    bad_group = -1
     st = 0  # bit g: group g splits into sets; bit g+4: into sets and a pair
     for g in range(4):
         key = k0 if g == 0 else (k1 if g == 1 else (k2 if g == 2 else -1))
@@ -205,9 +206,20 @@ def count_waits(standing, closed, first_tile, table):
             n_pair_ok += 1
         else:
             n_bad += 1
-    for k in range(35):
-        t = first_tile if k == 0 else k - 1
-        if k > 0 and t == first_tile:
+            bad_group = g
+    if n_bad > 1:
+        return n
+    # With one group that does not split, only its tiles can complete the hand.
+    lo = 0
+    hi = 34
+    if n_bad == 1:
+        lo = 27 if bad_group == 3 else 9 * bad_group
+        hi = 34 if bad_group == 3 else lo + 9
+    for k in range(lo - 1, hi):
+        t = first_tile if k == lo - 1 else k
+        if k >= lo and t == first_tile:
+            continue
+        if t < lo or t >= hi:
             continue
         if t == seen:
             continue
