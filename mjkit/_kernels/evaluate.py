@@ -95,14 +95,15 @@ def apply_rules(cand, points, excl_ptr, excl_idx, order, rank, present):
 
 
 @njit(cache=True)
-def _sort_by_order(tiles, n, tie_order):
+def _sort_by_key(a, n, key):
+    """Insertion-sort the first ``n`` entries of ``a`` by ``key[a[i]]`` (stable)."""
     for i in range(1, n):
-        x = tiles[i]
+        x = a[i]
         j = i - 1
-        while j >= 0 and tie_order[tiles[j]] > tie_order[x]:
-            tiles[j + 1] = tiles[j]
+        while j >= 0 and key[a[j]] > key[x]:
+            a[j + 1] = a[j]
             j -= 1
-        tiles[j + 1] = x
+        a[j + 1] = x
 
 
 @njit(cache=True)
@@ -155,8 +156,8 @@ def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, self_drawn, win
     kong_fans(mk, ck, cp, points, fan)
     if n_pungs == 4:
         fan[F.ALL_PUNGS] = 1
-    _sort_by_order(ctiles, n_chows, tie_order)
-    _sort_by_order(ptiles, n_pungs, tie_order)
+    _sort_by_key(ctiles, n_chows, tie_order)
+    _sort_by_key(ptiles, n_pungs, tie_order)
     if n_chows == 4:
         if not terminal_chows_fans(kind, tile, pair, fan):
             chow_fans(ctiles, 4, points, fan, scratch[8:32])
@@ -455,13 +456,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
                 dkey = ws[W_DKEY:W_DKEY + MAX_DIVISIONS]
                 for d in range(nd):
                     dkey[d] = _division_key(dk, dt, d, n_sets, tie_order, scratch)
-                for a in range(1, nd):
-                    x = idx[a]
-                    b = a - 1
-                    while b >= 0 and dkey[idx[b]] > dkey[x]:
-                        idx[b + 1] = idx[b]
-                        b -= 1
-                    idx[b + 1] = x
+                _sort_by_key(idx, nd, dkey)
             seven = best_form == FORM_SEVEN_PAIRS
             for q in range(nd):
                 d = idx[q]
