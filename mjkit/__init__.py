@@ -4,10 +4,11 @@ __version__ = "0.1.0"
 
 from .errors import HandError
 from .hand import Hand, Meld, parse_hand
-from .rules import RuleSet, get_rules
+from .rules import RuleSet, get_rules, rule_names, threshold
 from .score import BatchResult, HandBatch, ScoreResult, fan_table, score, score_batch
 
 __all__ = [
-    "HandError", "Hand", "Meld", "parse_hand", "RuleSet", "get_rules", "score",
+    "HandError", "Hand", "Meld", "parse_hand", "RuleSet", "get_rules", "rule_names", "threshold",
+    "score",
     "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "__version__",
 ]

@@ -4,7 +4,9 @@ Examples::
 
     python -m mjkit score "[123m]456p789s55mEE E" --self-drawn --seat S --round E
     python -m mjkit score "123m456p789s55mEE E | self_drawn" --json
-    python -m mjkit fans --rules gb
+    python -m mjkit score "123456789m111pE E" --rules dazhong32 --self-drawn --lianla 3
+    python -m mjkit score "PP 123m456m789m11m 1m" --rules dazhong32 --self-drawn --wild P
+    python -m mjkit fans --rules dazhong32
     python -m mjkit notebooks
 
 Exit status: 0 on success, 1 when the tiles do not form a complete hand (or
@@ -37,8 +39,8 @@ _TEXT = {
         "reading": "组合",
         "head": ("番种", "英文", "番数", "次数", "小计"),
         "total": "合计",
-        "minimum_met": "达到起和 {m} 番（计入 {c} 番，花牌不计入起和）",
-        "minimum_not": "未达到起和 {m} 番（计入 {c} 番，花牌不计入起和）",
+        "wild": "财神 {w} 当作：{a}",
+        "note": "提示",
         "not_counted": "不计（被更高番种包含）：",
         "because": "因",
         "none": "无",
@@ -55,9 +57,8 @@ _TEXT = {
         "reading": "reading",
         "head": ("Fan", "Chinese", "Points", "Count", "Value"),
         "total": "Total",
-        "minimum_met": "meets the {m}-fan minimum ({c} fans count toward it; flowers do not)",
-        "minimum_not": "does NOT meet the {m}-fan minimum ({c} fans count toward it; "
-                       "flowers do not)",
+        "wild": "wild {w} stood for: {a}",
+        "note": "note",
         "not_counted": "Not counted (不计, included in a higher fan):",
         "because": "because of",
         "none": "none",
@@ -130,7 +131,22 @@ def _situation(args):
         "last_wall": args.last_wall, "seat_wind": args.seat, "round_wind": args.round,
         "flowers": args.flowers, "win_tile": args.win_tile,
     }
+    for name in _FIRST_TURN:
+        if getattr(args, name):
+            situation[name] = True
     return {k: v for k, v in situation.items() if v is not None}
+
+
+# First-turn and ready situations (大众): option name = Hand field.
+_FIRST_TURN = {
+    "heavenly_hand": "天和: the dealer wins on the dealt tiles",
+    "earthly_hand": "地和: a non-dealer wins on the first draw",
+    "human_hand": "人和: a win on a discard in the first go-round",
+    "heavenly_ready": "天听: ready on the dealt tiles, declared",
+    "earthly_ready": "地听: ready after the first draw, declared",
+    "declared_ready": "报听: declared ready, then won",
+    "double_ready": "双报听: won within a go-round of declaring",
+}
 
 
 def result_to_dict(result):
@@ -141,10 +157,18 @@ def result_to_dict(result):
         "rules": result.rules,
         "is_win": bool(result.is_win),
         "total": int(result.total),
-        "counted": int(result.counted),
+        "counted": int(result.counted_points),
         "flowers": int(result.flowers),
         "minimum": int(result.minimum),
+        "lianla": int(result.lianla),
+        "bar": int(result.bar),
+        "legal": bool(result.legal),
+        "short_by": result.short_by,
         "meets_minimum": bool(result.meets_minimum),
+        "verdict": result.verdict("en"),
+        "wild": result.wild,
+        "wild_as": list(result.wild_as),
+        "notes": list(result.notes),
         "form": result.form,
         "sets": [{"kind": k, "tiles": t, "exposed": bool(e)} for k, t, e in result.sets],
         "pair": result.pair,
@@ -191,8 +215,11 @@ def format_result(result, lang="zh"):
     table.insert(len(table) - 1, table[1])  # a rule above the total
     lines += table
     lines.append("")
-    key = "minimum_met" if result.meets_minimum else "minimum_not"
-    lines.append(text[key].format(m=result.minimum, c=result.counted))
+    if result.wild_as:
+        lines.append(text["wild"].format(w=result.wild, a=" ".join(result.wild_as)))
+    lines.append(result.verdict(lang))
+    for note in result.notes:
+        lines.append(f"{text['note']}: {note}")
     lines.append(text["not_counted"] if result.not_counted
                  else f"{text['not_counted']} {text['none']}")
     if lang == "zh":
@@ -212,7 +239,8 @@ def _cmd_score(args):
     import mjkit
 
     text = " ".join(args.hand)
-    result = mjkit.score(text, rules=args.rules, **_situation(args))
+    result = mjkit.score(text, rules=args.rules, wild=args.wild, lianla=args.lianla,
+                         wait_rule=args.wait_rule, **_situation(args))
     if args.json:
         print(json.dumps(result_to_dict(result), ensure_ascii=False, indent=2))
     else:
@@ -287,7 +315,7 @@ def build_parser():
     parser = argparse.ArgumentParser(
         # `mjkit` when run as the console script, else `python -m mjkit`.
         prog="mjkit" if Path(sys.argv[0]).stem == "mjkit" else "python -m mjkit",
-        description="mjkit: Chinese Official (国标) mahjong fan evaluator.",
+        description="mjkit: Chinese mahjong fan evaluator (国标, 大众, 大众32番连拉).",
         epilog="Tile notation: 1m..9m 1p..9p 1s..9s, winds E S W N, dragons P F C "
                "(or 1z..7z); [123m] exposed meld, {5555p} concealed kong; the last "
                "tile is the winning tile; after '|' the situation, e.g. "
@@ -298,12 +326,20 @@ def build_parser():
 
     sc = sub.add_parser(
         "score", help="score a hand and show its fans",
-        description="Score a winning hand: the fans counted, the total, the 8-fan "
-                    "minimum and the fans not counted (不计).")
+        description="Score a winning hand: the fans counted, the total, whether it "
+                    "reaches the rule set's minimum (8, or 32 - 4N at 连N拉N in dazhong32) "
+                    "and the fans not counted (不计).")
     sc.add_argument("hand", nargs="+",
                     help='the hand in notation, e.g. "[123m]456p789s55mEE E" '
                          "(quote it; several words are joined with spaces)")
-    sc.add_argument("--rules", default="gb", help="rule set (default: gb)")
+    sc.add_argument("--rules", default="gb",
+                    help="rule set: gb, dazhong or dazhong32 (default: gb)")
+    sc.add_argument("--lianla", type=int, default=0, metavar="N",
+                    help="dealer streak level 连N拉N (dazhong32): adds 4N toward the bar")
+    sc.add_argument("--wild", metavar="TILE", help="the wild tile (财神) of the game, e.g. P")
+    sc.add_argument("--wait-rule", choices=("unique", "leftmost"), default="unique",
+                    help="wait fans on a sole wait (国标, default) or read from the left "
+                         "as the old 联众 client does")
     flag = argparse.BooleanOptionalAction
     sc.add_argument("--self-drawn", action=flag, default=None, help="won by self-draw (自摸)")
     sc.add_argument("--last-copy", action=flag, default=None,
@@ -317,6 +353,8 @@ def build_parser():
     sc.add_argument("--flowers", metavar="N|TILES", help="flowers: a count or tiles like 1f3f")
     sc.add_argument("--win-tile", metavar="TILE",
                     help="the winning tile, if not the last concealed tile")
+    for name, help_text in _FIRST_TURN.items():
+        sc.add_argument("--" + name.replace("_", "-"), action="store_true", help=help_text)
     sc.add_argument("--lang", choices=("zh", "en"), default="zh",
                     help="language of the report (default: zh)")
     sc.add_argument("--json", action="store_true", help="print machine-readable JSON")

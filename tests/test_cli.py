@@ -32,7 +32,7 @@ def test_score_example_table(capsys):
     assert "圈风刻" in out and "自摸" in out
     total = next(line for line in out.splitlines() if "合计" in line)
     assert total.split()[-1] == "11"
-    assert "达到起和 8 番" in out
+    assert "可以和：计番 11 ≥ 起和 8" in out
 
 
 def test_score_example_english(capsys):
@@ -41,7 +41,7 @@ def test_score_example_english(capsys):
     assert "Mixed Straight" in out and "花龙" in out
     total = next(line for line in out.splitlines() if line.strip().startswith("Total"))
     assert total.split()[-1] == "11"
-    assert "meets the 8-fan minimum" in out
+    assert "Legal win: 11 counted fans, 8 needed" in out
 
 
 def test_score_json_matches_api(capsys):
@@ -51,7 +51,7 @@ def test_score_json_matches_api(capsys):
     r = mjkit.score(EXAMPLE, self_drawn=True, seat_wind="S", round_wind="E")
     assert data["total"] == r.total == 11
     assert data["is_win"] is True and data["meets_minimum"] is r.meets_minimum
-    assert data["minimum"] == r.minimum and data["counted"] == r.counted
+    assert data["minimum"] == r.minimum and data["counted"] == r.counted_points
     assert data["hand"] == str(r.hand)
     assert [(f["zh"], f["en"], f["points"], f["count"]) for f in data["fans"]] == [
         (f.zh, f.en, f.points, f.count) for f in r.fans]
@@ -91,7 +91,7 @@ def test_not_counted_listed(capsys):
 def test_minimum_not_met(capsys):
     code, out, _ = run(capsys, "score", "[234m]456p789s55mEE E | seat=S flowers=8")
     assert code == 0  # a complete hand, even if too small to win with
-    assert "未达到起和 8 番" in out
+    assert "P胡警告" in out and "起和需 8" in out
 
 
 @pytest.mark.parametrize("argv, call", [

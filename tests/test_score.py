@@ -46,14 +46,14 @@ def test_incomplete_hand_is_not_a_win():
 
 def test_flowers_do_not_count_toward_the_minimum():
     r = mjkit.score("[234m][567p]345s789s2m 2m", flowers=7)   # 平和 + 单钓将 = 3
-    assert r.flowers == 7 and r.counted == 3 and r.total == 10
+    assert r.flowers == 7 and r.counted_points == 3 and r.total == 10
     assert not r.meets_minimum
 
 
 def test_chicken_hand():
     r = mjkit.score("[234m][567p][678s]23sEE 1s | seat=S round=W", flowers=2)
     assert r.fan_counts() == {"无番和": 1, "花牌": 2}
-    assert r.counted == 8 and r.meets_minimum
+    assert r.counted_points == 8 and r.meets_minimum
 
 
 @pytest.mark.parametrize("bad", [None, 5, b"123m", "123x", "1111m2222m3333m44444m", "[135m]456p789s1122m 1m"])
@@ -70,7 +70,8 @@ def test_unknown_rule_set():
 def test_results_render():
     r = mjkit.score(EXAMPLE, self_drawn=True, seat_wind="S")
     df = r.to_frame()
-    assert list(df.columns) == ["id", "zh", "en", "points", "count", "value", "excludes"]
+    assert list(df.columns) == ["id", "zh", "en", "points", "count", "value", "excludes",
+                                "toward_bar"]
     assert df["value"].sum() == r.total
     assert "Mixed Straight" in r.explain("en") and "花龙" in str(r)
     assert "<table" in r._repr_html_()
@@ -118,8 +119,10 @@ def test_batch_is_independent_of_threads_and_chunks():
             numba.set_num_threads(threads)
             for chunks in (1, 3, 64):
                 totals = np.zeros(len(HANDS), np.int64)
+                counted = np.zeros(len(HANDS), np.int64)
                 fans = np.zeros((len(HANDS), len(rs.used_fans())), np.int32)
-                score_rows(batch.rows, *rs.kernel_args(), rs.used_array(), totals, fans, chunks)
+                score_rows(batch.rows, *rs.kernel_args(), rs.used_array(), totals, counted, fans,
+                           chunks)
                 results.append((totals, fans))
     finally:
         numba.set_num_threads(old)

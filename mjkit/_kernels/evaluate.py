@@ -19,18 +19,20 @@ from numba import njit, prange
 
 from . import fan_ids as F
 from .fans import (
-    chow_fans, concealment_fans, kong_fans, pack_trait_fans, pung_fans,
-    terminal_chows_fans, terminal_honor_pungs, tile_fans, wait_position_fans, win_fans,
+    chow_fans, concealment_fans, kong_fans, pack_trait_fans, pair_fans, pung_fans,
+    situation_fans, terminal_chows_fans, terminal_honor_pungs, tile_fans, wait_position_fans,
+    win_fans,
 )
 from .layout import (
-    CHOW, COUNTS, DEC_FORM, DEC_LEN, DEC_KNIT, DEC_PAIR, DEC_SETS, F_KONG, F_LAST_COPY,
-    F_LAST_WALL, F_SELF_DRAWN, FLAGS, FLOWERS, FORM_HONORS_KNITTED, FORM_KNITTED_STRAIGHT,
-    FORM_NONE, FORM_REGULAR, FORM_SEVEN_PAIRS, FORM_THIRTEEN_ORPHANS, KONG, M_CHOW,
-    M_KONG, M_PUNG, MELDS, PUNG, ROUND, SEAT, WIN,
+    CHOW, COUNTS, DEC_COUNTED, DEC_FORM, DEC_KNIT, DEC_LEN, DEC_PAIR, DEC_SETS, DEC_WILD,
+    F_KONG, F_LAST_COPY, F_LAST_WALL, F_LEFTMOST, F_SELF_DRAWN, F_WILD_SUBST, FLAGS,
+    FLOWER_MASK, FLOWERS, FORM_EIGHT_FLOWERS, FORM_HONORS_KNITTED, FORM_KNITTED_STRAIGHT,
+    FORM_NONE, FORM_REGULAR, FORM_SEVEN_PAIRS, FORM_THIRTEEN_ORPHANS, KONG, LIANLA, M_CHOW,
+    M_CKONG, M_KONG, M_PUNG, MELDS, PUNG, ROUND, SEAT, WILD, WIN,
 )
 from .shapes import (
     MAX_DIVISIONS, count_waits, enumerate_divisions, find_knitted, honors_knitted_kind,
-    is_thirteen_orphans, knitted_tile, seven_pairs_kind,
+    is_thirteen_orphans, knitted_tile, leftmost_wait, seven_pairs_kind,
 )
 
 # Scratch space: one int64 array per thread, carved into views, so that
@@ -57,7 +59,11 @@ W_DKEY = W_DP + MAX_DIVISIONS         # MAX_DIVISIONS reading-order keys
 W_IDX = W_DKEY + MAX_DIVISIONS        # MAX_DIVISIONS visiting order
 W_FAN = W_IDX + MAX_DIVISIONS         # MAX_FANS: a row's fans (batch scoring)
 W_PRES = W_FAN + MAX_FANS             # MAX_FANS: fans present, in rule order
-WS_LEN = W_PRES + MAX_FANS
+W_LM = W_PRES + MAX_FANS               # 50: the old client's reading (leftmost_wait)
+WS_LEN = W_LM + 50
+
+# 边张 / 嵌张 / 单钓将 by the codes leftmost_wait returns (0 = none).
+_WAIT_FAN = (-1, F.EDGE_WAIT, F.CLOSED_WAIT, F.SINGLE_WAIT)
 
 
 @njit(cache=True)
@@ -122,8 +128,13 @@ def _is_nine_gates(standing):
 
 @njit(cache=True)
 def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, self_drawn, win, seat, rnd,
-                    n_waits, nine_gates, tie_order, points, covers, fan, scratch):
-    """Fans of one split into four sets and a pair (tile-level fans excluded)."""
+                    n_waits, wait_fan, nine_gates, tie_order, points, covers, fan, scratch):
+    """Fans of one split into four sets and a pair (tile-level fans excluded).
+
+    Wait fans: with ``wait_fan == -2`` the 国标 rule (a sole wait, ``n_waits
+    == 1``, read from where the winning tile sits in this split); otherwise
+    ``wait_fan`` is the fan the old client's reading gives (-1 for none).
+    """
     # A pung completed by a discard is exposed, unless the winning tile can be
     # read as part of a concealed chow instead.
     win_pung_exposed = False
@@ -164,7 +175,9 @@ def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, self_drawn, win
     elif n_chows >= 2:
         chow_fans(ctiles, n_chows, points, fan, scratch[8:32])
     if n_pungs >= 2:
-        pung_fans(ptiles, n_pungs, fan)
+        pung_fans(ptiles, n_pungs, points, fan)
+        if fan[F.BIG_FOUR_WINDS] > 0 and pair == 32:
+            fan[F.FOUR_WINDS_GREAT_FORTUNE] = 1
     if nine_gates:
         fan[F.NINE_GATES] = 1
     # The pair turns 双箭刻 into 小三元 and 三风刻 into 小四喜.
@@ -180,8 +193,13 @@ def regular_reading(kind, tile, exposed, fixed, pair, n_exposed, self_drawn, win
             fan[F.LITTLE_FOUR_WINDS] = 1
             fan[F.BIG_THREE_WINDS] = 0
     pack_trait_fans(kind, tile, pair, fan)
-    if fan[F.MELDED_HAND] == 0 and fan[F.FOUR_KONGS] == 0 and n_waits == 1:
-        wait_position_fans(kind, tile, fixed, pair, win, fan)
+    pair_fans(pair, fan)
+    if fan[F.MELDED_HAND] == 0 and fan[F.FOUR_KONGS] == 0:
+        if wait_fan == -2:
+            if n_waits == 1:
+                wait_position_fans(kind, tile, fixed, pair, win, fan)
+        elif wait_fan >= 0:
+            fan[wait_fan] = 1
     terminal_honor_pungs(kind, tile, 4, fan, seat, rnd, covers, nine_gates)
 
 
@@ -241,6 +259,8 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
         dec[i] = 0
     dec[DEC_FORM] = FORM_NONE
     dec[DEC_KNIT] = -1
+    for i in range(4):
+        dec[DEC_WILD + i] = -1
 
     c = ws[W_C:W_C + 34]
     allc = ws[W_ALLC:W_ALLC + 34]
@@ -256,6 +276,9 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
     seat = row[SEAT]
     rnd = row[ROUND]
     flowers = row[FLOWERS]
+    wild = row[WILD]
+    all_flowers = flowers == 8 or row[FLOWER_MASK] == 255
+    n_wild_kongs = 0
 
     kind = ws[W_KIND:W_KIND + 4]
     tile = ws[W_TILE:W_TILE + 4]
@@ -291,6 +314,8 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
             exposed[n_fixed] = 1 if mt == M_KONG else 0
             allc[t] += 4
             n_kongs += 1
+            if mt == M_CKONG and t == wild:
+                n_wild_kongs += 1
         if exposed[n_fixed]:
             n_exposed += 1
         n_fixed += 1
@@ -324,6 +349,11 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
     win_fans(self_drawn, last_copy, kong, last_wall, base)
     concealment_fans(n_exposed, self_drawn, base)
     tile_fans(allc, n_kongs, base)
+    situation_fans(flags, base)
+    if n_wild_kongs > 0:
+        base[F.WILD_KONG] = 1
+    if all_flowers:
+        base[F.EIGHT_FLOWERS] = 1
 
     scratch = ws[W_SCR:W_SCR + 32]
     dk = ws[W_DK:W_DK + 4 * MAX_DIVISIONS]
@@ -358,6 +388,7 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
                 e4 = exposed[0] if n_fixed == 1 else 0
                 pair = dp[0]
                 cand[F.KNITTED_STRAIGHT] = 1
+                pair_fans(pair, cand)
                 if k1[0] == CHOW:
                     if pair < 27:
                         cand[F.ALL_CHOWS] = 1
@@ -402,6 +433,9 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
         elif is_thirteen_orphans(c):
             cand[F.THIRTEEN_ORPHANS] = 1
             form = FORM_THIRTEEN_ORPHANS
+            for t in range(34):
+                if c[t] == 2:
+                    pair_fans(t, cand)
         else:
             hk = honors_knitted_kind(c)
             if hk == 2:
@@ -444,7 +478,11 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
                             n_waits = 2
                     elif t == win:
                         n_waits = 2
-            if n_waits < 0:
+            wait_fan = -2
+            if flags & F_LEFTMOST:
+                wait_fan = _WAIT_FAN[leftmost_wait(c, n_sets, win, ws[W_LM:W_LM + 50])]
+                n_waits = 0
+            elif n_waits < 0:
                 n_waits = count_waits(standing, n_fixed == 0, win, table)
             nine = n_fixed == 0 and _is_nine_gates(standing)
             # Visit the splits in reading order so ties resolve the same way
@@ -468,7 +506,8 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
                 for f in range(nf):
                     cand[f] = base[f]
                 regular_reading(kind, tile, exposed, fixed, dp[d], n_exposed, self_drawn, win,
-                                seat, rnd, n_waits, nine, tie_order, points, covers, cand, scratch)
+                                seat, rnd, n_waits, wait_fan, nine, tie_order, points, covers,
+                                cand, scratch)
                 total = _ruled(cand, cand_raw, want_raw, points, excl_ptr, excl_idx, order, rank, present)
                 if total == 0 and points[F.CHICKEN_HAND] > 0:
                     cand[F.CHICKEN_HAND] = 1
@@ -497,23 +536,72 @@ def score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, t
     if best < 0:
         for f in range(nf):
             fan[f] = 0
-        return -1
-    if points[F.FLOWER_TILES] > 0 and flowers > 0:
-        fan[F.FLOWER_TILES] = flowers
+        # 八花聚顶 wins by itself, whatever the tiles (seed 001).
+        if not (all_flowers and points[F.EIGHT_FLOWERS] > 0):
+            return -1
+        fan[F.EIGHT_FLOWERS] = 1
         if want_raw:
-            raw[F.FLOWER_TILES] = flowers
-        best += flowers * points[F.FLOWER_TILES]
+            raw[F.EIGHT_FLOWERS] = 1
+        best = points[F.EIGHT_FLOWERS]
+        dec[DEC_FORM] = FORM_EIGHT_FLOWERS
+    # 连拉 counts toward the bar; flowers and 无财神 come after it.
+    streak = row[LIANLA]
+    if streak > 0 and points[F.LIANLA] > 0:
+        fan[F.LIANLA] = streak
+        if want_raw:
+            raw[F.LIANLA] = streak
+        best += streak * points[F.LIANLA]
+    dec[DEC_COUNTED] = best
+    mask = row[FLOWER_MASK]
+    if flowers > 0:
+        best += _bonus(F.FLOWER_TILES, flowers, fan, raw, want_raw, points, excl_ptr, excl_idx)
+        if mask != 0:
+            own = ((mask >> seat) & 1) + ((mask >> (seat + 4)) & 1)
+            best += _bonus(F.SEAT_FLOWER, own, fan, raw, want_raw, points, excl_ptr, excl_idx)
+            best += _bonus(F.FOUR_SEASONS, 1 if mask & 15 == 15 else 0, fan, raw, want_raw,
+                           points, excl_ptr, excl_idx)
+            best += _bonus(F.FOUR_GENTLEMEN, 1 if mask & 240 == 240 else 0, fan, raw, want_raw,
+                           points, excl_ptr, excl_idx)
+    if wild >= 0 and (flags & F_WILD_SUBST) == 0:
+        best += _bonus(F.NO_WILD, 1, fan, raw, want_raw, points, excl_ptr, excl_idx)
     return best
+
+
+@njit(cache=True)
+def _bonus(b, count, fan, raw, want_raw, points, excl_ptr, excl_idx):
+    """Add ``count`` of a fan scored after the minimum (flowers, 无财神)
+    unless the rule set leaves it out or a counted fan excludes it; return
+    its value."""
+    if count <= 0 or points[b] <= 0:
+        return 0
+    for f in range(points.shape[0]):
+        if fan[f] > 0:
+            for j in range(excl_ptr[f], excl_ptr[f + 1]):
+                if excl_idx[j] == b:
+                    return 0
+    fan[b] = count
+    if want_raw:
+        raw[b] = count
+    return count * points[b]
+
+
+@njit(cache=True)
+def score_hand_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
+                   fan, raw, dec, ws):
+    """Score one row, wild tiles included: the entry point of every caller."""
+    return score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
+                     fan, raw, dec, ws)
 
 
 @njit(cache=True, parallel=True)
 def score_rows(rows, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
-               used, totals, fans, n_chunks):
+               used, totals, counted, fans, n_chunks):
     """Score many rows in parallel; ``totals[i]`` is -1 for an incomplete hand.
 
-    ``fans[i, j]`` receives the count of fan ``used[j]``.  Rows are split into
-    ``n_chunks`` contiguous chunks, each with its own scratch space; results
-    do not depend on the chunking or the number of threads.
+    ``fans[i, j]`` receives the count of fan ``used[j]`` and ``counted[i]``
+    the fans toward the bar.  Rows are split into ``n_chunks`` contiguous
+    chunks, each with its own scratch space; results do not depend on the
+    chunking or the number of threads.
     """
     n = rows.shape[0]
     nf = points.shape[0]
@@ -526,7 +614,8 @@ def score_rows(rows, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
         no_raw = np.zeros(0, np.int64)
         fan = ws[W_FAN:W_FAN + nf]
         for i in range(lo, hi):
-            totals[i] = score_row(rows[i], points, excl_ptr, excl_idx, order, rank, tie_order,
-                                  covers, table, fan, no_raw, dec, ws)
+            totals[i] = score_hand_row(rows[i], points, excl_ptr, excl_idx, order, rank,
+                                       tie_order, covers, table, fan, no_raw, dec, ws)
+            counted[i] = dec[DEC_COUNTED] if totals[i] >= 0 else -1
             for j in range(ncol):
                 fans[i, j] = fan[used[j]]

@@ -19,7 +19,10 @@ pairwise fans.
 from numba import njit
 
 from . import fan_ids as F
-from .layout import CHOW, PUNG
+from .layout import (
+    CHOW, F_DECLARED_READY, F_DOUBLE_READY, F_EARTHLY_HAND, F_EARTHLY_READY, F_HEAVENLY_HAND,
+    F_HEAVENLY_READY, F_HUMAN_HAND, PUNG,
+)
 
 
 # ---------------------------------------------------------------- tiles
@@ -97,7 +100,25 @@ def chow_triple_fan(a, b, c):
             return F.PURE_SHIFTED_CHOWS
         if a == b and b == c:
             return F.PURE_TRIPLE_CHOW
+        return -1
+    # exactly two suits (a 大众 fan; the caller skips it where it scores 0)
+    if _shifted1_unordered(ra, rb, rc):
+        return F.TWO_SUITED_SHIFTED_CHOWS
     return -1
+
+
+@njit(cache=True)
+def _mixed_four_steps(t0, t1, t2, t3):
+    """Four suited sets one rank apart, in more than one suit (混四步 / 混四节)."""
+    if t0 >= 27 or t1 >= 27 or t2 >= 27 or t3 >= 27:
+        return False
+    s0 = _suit(t0)
+    if s0 == _suit(t1) and s0 == _suit(t2) and s0 == _suit(t3):
+        return False
+    r0, r1, r2, r3 = t0 % 9, t1 % 9, t2 % 9, t3 % 9
+    lo = min(min(r0, r1), min(r2, r3))
+    mask = (1 << (r0 - lo)) | (1 << (r1 - lo)) | (1 << (r2 - lo)) | (1 << (r3 - lo))
+    return mask == 15
 
 
 @njit(cache=True)
@@ -124,10 +145,11 @@ def _pair_pref(f):
 
 
 @njit(cache=True)
-def _best_pair_forest(tiles, n, points, fan, scratch):
-    """Add the best set of pairwise chow fans allowed by 套算一次 / 不得相同.
+def _best_pair_forest(tiles, n, points, fan, scratch, apply):
+    """The best set of pairwise chow fans allowed by 套算一次 / 不得相同.
 
-    ``scratch`` holds at least 22 ints (edges and a union-find forest).
+    Returns its value; adds the fans to ``fan`` if ``apply``.  ``scratch``
+    holds at least 22 ints (edges and a union-find forest).
     """
     m = 0
     ea = scratch[0:6]
@@ -143,7 +165,7 @@ def _best_pair_forest(tiles, n, points, fan, scratch):
                 ef[m] = f
                 m += 1
     if m == 0:
-        return
+        return 0
     best_mask = 0
     best_val = -1
     best_key = -1
@@ -184,9 +206,11 @@ def _best_pair_forest(tiles, n, points, fan, scratch):
             best_val = val
             best_key = key
             best_mask = mask
-    for e in range(m):
-        if (best_mask >> e) & 1:
-            fan[ef[e]] += 1
+    if apply:
+        for e in range(m):
+            if (best_mask >> e) & 1:
+                fan[ef[e]] += 1
+    return best_val
 
 
 @njit(cache=True)
@@ -221,11 +245,14 @@ def _triple(k, n):
 @njit(cache=True)
 def chow_fans(tiles, n, points, fan, scratch):
     """Fans among ``n`` chows (lowest tiles, sorted by reading order)."""
+    mixed4 = False
     if n == 4:
         f = chow_quad_fan(tiles[0], tiles[1], tiles[2], tiles[3])
         if f >= 0 and points[f] > 0:
             fan[f] += 1
             return
+        mixed4 = points[F.MIXED_FOUR_SHIFTED_CHOWS] > 0 and _mixed_four_steps(
+            tiles[0], tiles[1], tiles[2], tiles[3])
     if n >= 3:
         best_f = -1
         best_x = -1
@@ -245,13 +272,21 @@ def chow_fans(tiles, n, points, fan, scratch):
                 best_v = v
                 best_f = f
                 best_x = x
-        if best_f >= 0:
-            fan[best_f] += 1
-            if best_x >= 0:
-                fan[best_x] += 1
+        # 混四步 is worth less than the 国标 three-chow fans it may contain:
+        # 就高不就低 picks whichever reading of the four chows scores more.
+        if mixed4 and points[F.MIXED_FOUR_SHIFTED_CHOWS] >= best_v:
+            fan[F.MIXED_FOUR_SHIFTED_CHOWS] += 1
             return
+        if best_f >= 0:
+            # 混三步 (2) can be worth less than the pairwise fans instead.
+            if best_f != F.TWO_SUITED_SHIFTED_CHOWS or best_v >= _best_pair_forest(
+                    tiles, n, points, fan, scratch, False):
+                fan[best_f] += 1
+                if best_x >= 0:
+                    fan[best_x] += 1
+                return
     if n >= 2:
-        _best_pair_forest(tiles, n, points, fan, scratch)
+        _best_pair_forest(tiles, n, points, fan, scratch, True)
 
 
 # ------------------------------------------------------ pung combinations
@@ -277,8 +312,11 @@ def pung_triple_fan(a, b, c):
                 return F.MIXED_SHIFTED_PUNGS
             if ra == rb and rb == rc:
                 return F.TRIPLE_PUNG
-        elif sa == sb and sb == sc and a + 1 == b and b + 1 == c:
-            return F.PURE_SHIFTED_PUNGS
+        elif sa == sb and sb == sc:
+            if a + 1 == b and b + 1 == c:
+                return F.PURE_SHIFTED_PUNGS
+        elif _shifted1_unordered(ra, rb, rc):
+            return F.TWO_SUITED_SHIFTED_PUNGS  # 大众 混三节
         return -1
     if _is_wind(a) and _is_wind(b) and _is_wind(c):
         return F.BIG_THREE_WINDS
@@ -288,7 +326,7 @@ def pung_triple_fan(a, b, c):
 
 
 @njit(cache=True)
-def pung_fans(tiles, n, fan):
+def pung_fans(tiles, n, points, fan):
     """Fans among ``n`` pungs/kongs (tiles sorted by reading order)."""
     if n == 4:
         a, b, c, d = tiles[0], tiles[1], tiles[2], tiles[3]
@@ -299,21 +337,38 @@ def pung_fans(tiles, n, fan):
             fan[F.BIG_FOUR_WINDS] += 1
             return
     if n >= 3:
+        # The best triple fan, and the one pair fan the remaining pung may
+        # then add with one of the three (套算一次); ties keep the first.
+        best_f = -1
+        best_g = -1
+        best_v = -1
         for k in range(4 if n == 4 else 1):
             i0, i1, i2, i3 = _triple(k, n)
             f = pung_triple_fan(tiles[i0], tiles[i1], tiles[i2])
-            if f < 0:
+            if f < 0 or points[f] <= 0:
                 continue
-            fan[f] += 1
-            # the remaining pung may combine once with one of the three
+            g = -1
             if i3 >= 0:
                 for o in (0, 1, 2, 3):
                     if o == i3:
                         continue
                     g = pung_pair_fan(tiles[o], tiles[i3])
                     if g >= 0:
-                        fan[g] += 1
                         break
+            v = points[f] + (points[g] if g >= 0 else 0)
+            if v > best_v:
+                best_v = v
+                best_f = f
+                best_g = g
+        if n == 4 and points[F.MIXED_FOUR_SHIFTED_PUNGS] > 0 and \
+                points[F.MIXED_FOUR_SHIFTED_PUNGS] >= best_v and _mixed_four_steps(
+                    tiles[0], tiles[1], tiles[2], tiles[3]):
+            fan[F.MIXED_FOUR_SHIFTED_PUNGS] += 1
+            return
+        if best_f >= 0:
+            fan[best_f] += 1
+            if best_g >= 0:
+                fan[best_g] += 1
             return
     for i in range(n):
         for j in range(i + 1, n):
@@ -362,6 +417,13 @@ def tile_fans(allc, n_kongs, fan):
             fan[F.FULL_FLUSH] = 1
     elif voided > 0:
         fan[F.ONE_VOIDED_SUIT] = voided
+    if voided == 2 and has_h and (any_p & 1) and allc[33] > 0:
+        red = True  # 满江红: characters and 中 only
+        for t in range(27, 33):
+            if allc[t] > 0:
+                red = False
+        if red:
+            fan[F.ALL_RED] = 1
     if voided == 0 and has_h and (any_p & 64) and (any_p & 128):
         fan[F.ALL_TYPES] = 1
     simples = (any_p & (1 << 19)) == 0
@@ -407,6 +469,36 @@ def win_fans(flags_self, flags_last_copy, flags_kong, flags_last_wall, fan):
         fan[F.OUT_WITH_REPLACEMENT_TILE if flags_self else F.ROBBING_THE_KONG] = 1
     if flags_self:
         fan[F.SELF_DRAWN] = 1
+
+
+@njit(cache=True)
+def situation_fans(flags, fan):
+    """大众 first-turn and ready-declaration fans from the row's flag bits."""
+    if flags & F_HEAVENLY_HAND:
+        fan[F.HEAVENLY_HAND] = 1
+    if flags & F_EARTHLY_HAND:
+        fan[F.EARTHLY_HAND] = 1
+    if flags & F_HUMAN_HAND:
+        fan[F.HUMAN_HAND] = 1
+    if flags & F_HEAVENLY_READY:
+        fan[F.HEAVENLY_READY] = 1
+    if flags & F_EARTHLY_READY:
+        fan[F.EARTHLY_READY] = 1
+    if flags & F_DECLARED_READY:
+        fan[F.DECLARED_READY] = 1
+    if flags & F_DOUBLE_READY:
+        fan[F.DOUBLE_READY] = 1
+
+
+@njit(cache=True)
+def pair_fans(pair, fan):
+    """二五八将 / 幺九头: what the pair (将) is."""
+    if pair < 27:
+        r = pair % 9
+        if r == 1 or r == 4 or r == 7:
+            fan[F.TWO_FIVE_EIGHT_PAIR] = 1
+        elif r == 0 or r == 8:
+            fan[F.TERMINAL_PAIR] = 1
 
 
 @njit(cache=True)

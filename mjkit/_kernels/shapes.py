@@ -493,3 +493,116 @@ def seven_pairs_kind(c):
             if run:
                 return 2
     return 1
+
+
+@njit(cache=True)
+def leftmost_reading(c, n_sets, kinds, tiles, work):
+    """The old client's reading of a complete concealed part (seed 000 §六.2).
+
+    The client reads the sorted tiles from the left: at the lowest tile left
+    it takes the pair if none is taken yet, else a pung, else a chow, and
+    backs up only when that leads nowhere.  Writes the groups in the order
+    they were taken (``kinds``: 0 pair, ``PUNG``, ``CHOW``; ``tiles``: their
+    lowest tile) and returns their number (``n_sets + 1``), or -1 if the
+    tiles do not split.  ``work`` holds at least 40 ints.  An explicit stack:
+    no recursion (see the module docstring).
+    """
+    cc = work[0:34]
+    for t in range(34):
+        cc[t] = c[t]
+    tried = work[34:40]      # per depth: the next choice to try (0 pair, 1 pung, 2 chow)
+    need = n_sets + 1
+    depth = 0
+    has_pair = False
+    tried[0] = 0
+    while depth < need:
+        t = 0
+        while t < 34 and cc[t] == 0:
+            t += 1
+        placed = False
+        if t < 34:
+            ch = tried[depth]
+            while ch <= 2 and not placed:
+                if ch == 0:
+                    if not has_pair and cc[t] >= 2:
+                        cc[t] -= 2
+                        has_pair = True
+                        kinds[depth] = 0
+                        placed = True
+                elif ch == 1:
+                    if cc[t] >= 3:
+                        cc[t] -= 3
+                        kinds[depth] = PUNG
+                        placed = True
+                elif t < 27 and t % 9 <= 6 and cc[t + 1] > 0 and cc[t + 2] > 0:
+                    cc[t] -= 1
+                    cc[t + 1] -= 1
+                    cc[t + 2] -= 1
+                    kinds[depth] = CHOW
+                    placed = True
+                if not placed:
+                    ch += 1
+            if placed:
+                tiles[depth] = t
+                tried[depth] = ch
+                depth += 1
+                if depth < need:
+                    tried[depth] = 0
+                continue
+        # nothing fits here: undo the previous group and try its next choice
+        depth -= 1
+        if depth < 0:
+            return -1
+        t = tiles[depth]
+        k = kinds[depth]
+        if k == 0:
+            cc[t] += 2
+            has_pair = False
+        elif k == PUNG:
+            cc[t] += 3
+        else:
+            cc[t] += 1
+            cc[t + 1] += 1
+            cc[t + 2] += 1
+        tried[depth] += 1
+    for t in range(34):
+        if cc[t] != 0:
+            return -1
+    return need
+
+
+@njit(cache=True)
+def leftmost_wait(c, n_sets, win, work):
+    """Where the old client puts the winning tile: 0 none, 1 边张, 2 嵌张, 3 单钓.
+
+    The drawn tile sorts after its equal copies, so it belongs to the last
+    group of the client's reading (:func:`leftmost_reading`) holding its
+    kind: 2344 drawing 4 is 234 + 44, a 单钓; 2234 drawing 2 is 22 + 234, no
+    单钓; 12345 drawing 3 reads 123 + 345, no 边张.  ``work``: 50 ints.
+    """
+    kinds = work[40:45]
+    tiles = work[45:50]
+    n = leftmost_reading(c, n_sets, kinds, tiles, work)
+    if n < 0:
+        return 0
+    g = -1
+    for i in range(n):
+        t = tiles[i]
+        if kinds[i] == CHOW:
+            if t <= win <= t + 2:
+                g = i
+        elif t == win:
+            g = i
+    if g < 0:
+        return 0
+    if kinds[g] == 0:
+        return 3
+    if kinds[g] != CHOW:
+        return 0
+    pos = win - tiles[g]
+    if pos == 1:
+        return 2
+    r = tiles[g] % 9
+    if (pos == 2 and r == 0) or (pos == 0 and r == 6):
+        return 1
+    return 0

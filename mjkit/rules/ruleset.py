@@ -11,7 +11,10 @@ import numpy as np
 
 from .._kernels.tables import suit_table
 from ..errors import HandError
+from .._kernels import fan_ids as _F
 from .catalogue import fan_catalogue
+
+_LIANLA = _F.LIANLA
 
 # Reading order used to break ties between equal-scoring readings: the suit
 # order of the reference calculator (characters, bamboo, dots), then winds,
@@ -47,6 +50,11 @@ class RuleSet:
         For each fan, the row indices it excludes (不计).
     excludes_own : tuple of tuple of int
         For each fan, the fans it excludes only for its own sets (幺九刻).
+    self_drawn_only : bool
+        Wins by self-draw only (大众32番: 全求人, 海底捞月, 人和 cannot occur).
+    after_minimum : tuple of bool
+        For each fan, True if it is added only once the minimum is met and
+        never counts toward it (flowers, 无财神).
     """
 
     name: str
@@ -55,6 +63,8 @@ class RuleSet:
     excludes: tuple
     excludes_own: tuple
     description: str = ""
+    self_drawn_only: bool = False
+    after_minimum: tuple = ()
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -101,7 +111,8 @@ class RuleSet:
                                    order, rank, _tie_order(), covers, suit_table())
         return self._cache["args"]
 
-    def derive(self, name, *, points=None, drop=(), minimum=None, description=""):
+    def derive(self, name, *, points=None, drop=(), minimum=None, excludes=None,
+               self_drawn_only=None, description=""):
         """A new rule set from this one.
 
         Parameters
@@ -112,16 +123,50 @@ class RuleSet:
         drop : iterable, optional
             Fans (key, zh name or id) not used at all.
         minimum : int, optional
+        excludes : dict, optional
+            ``{fan: [fans it excludes]}``: replaces those fans' 不计 lists.
+        self_drawn_only : bool, optional
+
+        Examples
+        --------
+        >>> house = get_rules("dazhong32").derive("house", points={"天和": 88}, drop=["幺九头"])
+        >>> int(house.points[house.fan_index("天和")])
+        88
         """
         cat = fan_catalogue()
         pts = self.points.copy()
         for k, v in (points or {}).items():
-            pts[_fan_index(cat, k)] = int(v)
+            v = int(v)
+            if v < 0:
+                raise HandError(f"points must be >= 0, got {v} for {k!r}")
+            pts[_fan_index(cat, k)] = v
         for k in drop:
             pts[_fan_index(cat, k)] = 0
-        return replace(self, name=name, points=pts,
+        excl = list(self.excludes)
+        for k, lst in (excludes or {}).items():
+            excl[_fan_index(cat, k)] = tuple(_fan_index(cat, x) for x in lst)
+        return replace(self, name=name, points=pts, excludes=tuple(excl),
                        minimum=self.minimum if minimum is None else int(minimum),
+                       self_drawn_only=(self.self_drawn_only if self_drawn_only is None
+                                        else bool(self_drawn_only)),
                        description=description or f"derived from {self.name}", _cache={})
+
+    def fan_index(self, fan):
+        """Catalogue row of a fan given by key, zh or en name, or id."""
+        return _fan_index(fan_catalogue(), fan)
+
+    @property
+    def streak_points(self):
+        """Points per level of 连N拉N (0: the rule set has no 连拉)."""
+        return int(self.points[_LIANLA])
+
+    def threshold(self, lianla=0):
+        """Fans a hand itself needs to win at 连N拉N: ``max(minimum - 4N, 0)``."""
+        n = _streak_level(lianla)
+        if n and not self.streak_points:
+            raise HandError(f"rule set {self.name!r} has no 连拉 (lianla={n} given); "
+                            "use rules='dazhong32'")
+        return max(self.minimum - n * self.streak_points, 0)
 
 
 def _fan_index(cat, key):
@@ -134,13 +179,23 @@ def _fan_index(cat, key):
     return int(hit[0])
 
 
-def _from_catalogue(name, column, minimum, description):
+def _streak_level(lianla):
+    if isinstance(lianla, bool) or not isinstance(lianla, (int, np.integer)):
+        raise HandError(f"lianla must be a whole number of levels, got {lianla!r}")
+    if lianla < 0:
+        raise HandError(f"lianla must be >= 0, got {lianla}")
+    return int(lianla)
+
+
+def _from_catalogue(name, column, minimum, description, self_drawn_only=False):
     cat = fan_catalogue()
     keys = {k: i for i, k in enumerate(cat["key"])}
     excl = tuple(tuple(keys[k] for k in s.split()) for s in cat["excludes"])
     own = tuple(tuple(keys[k] for k in s.split()) for s in cat["excludes_own"])
+    after = tuple(bool(int(x)) for x in cat["after_minimum"])
     return RuleSet(name=name, minimum=minimum, points=cat[column].to_numpy(np.int64),
-                   excludes=excl, excludes_own=own, description=description)
+                   excludes=excl, excludes_own=own, description=description,
+                   self_drawn_only=self_drawn_only, after_minimum=after)
 
 
 _REGISTRY = {}
@@ -163,6 +218,25 @@ def _builtin():
         register_rules(_from_catalogue(
             "gb", "points_gb", 8,
             "Chinese Official rules (国标麻将, 81 fans, 8-fan minimum)."))
+        register_rules(_from_catalogue(
+            "dazhong", "points_dazhong", 8,
+            "大众麻将 (seeds 001 and 003): 国标 plus first-turn, ready, flower and "
+            "wild-tile fans; 8-fan minimum."))
+        register_rules(_from_catalogue(
+            "dazhong32", "points_dazhong32", 32,
+            "大众32番连拉 (seed 000, then 001, then 国标): 32-fan minimum, self-draw "
+            "only, 连N拉N worth 4N toward the bar.", self_drawn_only=True))
+
+
+def threshold(rules="dazhong32", lianla=0):
+    """The bar: fans a hand needs at 连N拉N, ``max(minimum - 4N, 0)``.
+
+    >>> threshold("dazhong32", lianla=2)
+    24
+    >>> threshold("dazhong32", lianla=8)
+    0
+    """
+    return get_rules(rules).threshold(lianla)
 
 
 def get_rules(rules="gb"):
