@@ -3,7 +3,7 @@
     python benchmarks/bench_score.py [--hands 100000] [--seed 1]
 
 Prints hands/s for ``mjkit.score_batch`` on one thread and on all threads,
-for PyMahjongGB (``MahjongFanCalculator``, positional arguments prepared
+for ``dazhong32`` with 0, 1, 2 and 4 wild tiles per hand, for PyMahjongGB (``MahjongFanCalculator``, positional arguments prepared
 beforehand as tuples), their ratio, the latency of one ``mjkit.score`` call,
 and the time a fresh process with a warm numba cache takes to import mjkit
 and score its first hand.  Targets (issue 2): >= 10x PyMahjongGB on one
@@ -21,7 +21,7 @@ import numba
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import mjkit  # noqa: E402
-from mjkit.random_hands import random_winning_hands  # noqa: E402
+from mjkit.random_hands import random_wild_hands, random_winning_hands  # noqa: E402
 
 
 def best_rate(fn, n, repeats):
@@ -83,6 +83,26 @@ def main(argv=None):
         print(f"{'mjkit.score_batch, ' + str(threads) + ' thread(s)':<34}{r:>14,.0f}{ratio:>16}")
     if peer:
         print(f"{'PyMahjongGB (1 core)':<34}{peer:>14,.0f}{'1.0x':>16}")
+
+    # 大众32番: the same kernel with the 大众 fans, and the wild-tile search.
+    print()
+    n_wild_hands = max(1000, args.hands // 10)
+    print(f"dazhong32, self-drawn hands with k wild tiles ({n_wild_hands:,} hands each; "
+          "a wild kind the hand does not hold, k concealed tiles turned into it):")
+    print(f"{'k wild tiles':<16}{'1 thread':>14}{str(all_threads) + ' threads':>14}"
+          f"{'us/hand (1 thr)':>18}")
+    for k in (0, 1, 2, 4):
+        items = random_wild_hands(n_wild_hands, k, seed=args.seed + k)
+        wbatch = mjkit.HandBatch.from_hands([h for h, _ in items],
+                                            wild=[w for _, w in items] if k else None)
+        mjkit.score_batch(wbatch, rules="dazhong32")
+        row = []
+        for threads in (1, all_threads):
+            numba.set_num_threads(threads)
+            row.append(best_rate(lambda: mjkit.score_batch(wbatch, rules="dazhong32"),
+                                 len(items), max(1, args.repeats // 2)))
+        numba.set_num_threads(all_threads)
+        print(f"{k:<16}{row[0]:>14,.0f}{row[1]:>14,.0f}{1e6 / row[0]:>18.1f}")
 
     hand = batch.hands[0]
     text = texts[0]

@@ -9,7 +9,10 @@ remaining tiles are the concealed hand and the last of them is the winning
 tile (unless ``win_tile=`` is given).  Whitespace is ignored in the tile part.
 After ``|`` come situation tokens: ``self_drawn``, ``last_copy``, ``kong``,
 ``last_wall``, ``seat=S``, ``round=E``, ``flowers=2`` / ``flowers=1f3f`` and
-``win_tile=5m``.
+``win_tile=5m``, and the first-turn and ready-declaration flags of the 大众
+rules: ``heavenly_hand`` (天和), ``earthly_hand`` (地和), ``human_hand`` (人和),
+``heavenly_ready`` (天听), ``earthly_ready`` (地听), ``declared_ready`` (报听)
+and ``double_ready`` (双报听); the Chinese names are accepted as aliases.
 
 Every problem raises :class:`~mjkit.errors.HandError`, whose message says what
 is wrong and, for notation errors, where.
@@ -21,7 +24,7 @@ import itertools
 import operator
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,9 +44,18 @@ MAX_TEXT_LEN = 1000
 #: The kinds a :class:`Meld` may have.
 MELD_KINDS = ("chow", "pung", "kong")
 
-_FLAGS = ("self_drawn", "last_copy", "kong", "last_wall")
+# First-turn and ready-declaration flags (大众 rules), with their Chinese names.
+_SITUATION_ZH = {
+    "heavenly_hand": "天和", "earthly_hand": "地和", "human_hand": "人和",
+    "heavenly_ready": "天听", "earthly_ready": "地听", "declared_ready": "报听",
+    "double_ready": "双报听",
+}
+_SITUATION_FLAGS = tuple(_SITUATION_ZH)
+_FLAGS = ("self_drawn", "last_copy", "kong", "last_wall") + _SITUATION_FLAGS
 _VALUED = ("seat_wind", "round_wind", "flowers", "win_tile")
 _ALIASES = {"seat": "seat_wind", "round": "round_wind"}
+_ALIASES.update({zh: name for name, zh in _SITUATION_ZH.items()})
+_FLAG_SET = frozenset(_FLAGS)
 _WIND_NAMES = {
     "e": 0, "east": 0, "东": 0, "s": 1, "south": 1, "南": 1,
     "w": 2, "west": 2, "西": 2, "n": 3, "north": 3, "北": 3,
@@ -173,7 +185,7 @@ def _canonical_situation(situation: dict[str, Any], source: str) -> dict[str, An
     out: dict[str, Any] = {}
     for key, value in situation.items():
         name = _ALIASES.get(key, key)
-        if name not in _FLAGS and name not in _VALUED:
+        if name not in _SUFFIX_NAMES:
             raise HandError(f"unknown situation {source} {key!r}")
         if name in out:
             raise HandError(f"{name} given twice in the {source}s")
@@ -329,7 +341,53 @@ _MELD_ONLY = frozenset({Meld})
 # Hand
 # --------------------------------------------------------------------------
 
-@dataclass(frozen=True, repr=False)
+_OTHER_ZH = {"self_drawn": "自摸", "last_copy": "和绝张", "kong": "杠上开花/抢杠和",
+             "last_wall": "妙手回春/海底捞月"}
+_READY_DECLARATIONS = frozenset({"declared_ready", "heavenly_ready", "earthly_ready"})
+
+
+def _flag_label(name: str) -> str:
+    """``"heavenly_hand (天和)"``: a flag with its Chinese name, for messages."""
+    return f"{name} ({_SITUATION_ZH.get(name) or _OTHER_ZH[name]})"
+
+
+# Situation flags that can never hold together, and why (the end of the error
+# message).  Only combinations impossible at a real table are listed; a few
+# that depend on the seat or on a third flag are in Hand._check_situation.
+_AT_THE_DEAL = "天和 wins on the dealt tiles, before any ready declaration"
+_SITUATION_CONFLICTS = (
+    # 天和: the dealer wins on the dealt tiles; nothing has happened yet.
+    ("heavenly_hand", "earthly_hand", "天和 is the dealer's win, 地和 a non-dealer's"),
+    ("heavenly_hand", "human_hand", "天和 is self-drawn, 人和 is won on a discard"),
+    ("heavenly_hand", "heavenly_ready", _AT_THE_DEAL),
+    ("heavenly_hand", "earthly_ready", _AT_THE_DEAL),
+    ("heavenly_hand", "declared_ready", _AT_THE_DEAL),
+    ("heavenly_hand", "double_ready", _AT_THE_DEAL),
+    ("heavenly_hand", "kong", "a kong after the deal voids 天和"),
+    ("heavenly_hand", "last_copy", "no tile has been shown at the deal"),
+    ("heavenly_hand", "last_wall", "the wall is still full at the deal"),
+    # 地和: a non-dealer wins on the first tile drawn.
+    ("earthly_hand", "human_hand", "地和 is self-drawn, 人和 is won on a discard"),
+    ("earthly_hand", "earthly_ready", "地听 is declared after the first draw, and 地和 "
+                                      "wins on that draw"),
+    ("earthly_hand", "kong", "a kong before the first draw voids 地和, and a kong "
+                             "replacement is not the first draw"),
+    ("earthly_hand", "last_wall", "the first draw is not the last tile of the wall"),
+    # 人和: won on a discard before the winner's own first draw.
+    ("human_hand", "earthly_ready", "人和 comes before the winner's first draw, 地听 "
+                                    "after it"),
+    ("human_hand", "kong", "robbing a kong needs a kong in the first go-round, which "
+                           "voids 人和"),
+    ("human_hand", "last_wall", "the wall is not used up in the first go-round"),
+    # Ready declarations.
+    ("heavenly_ready", "earthly_ready", "a hand is ready on the dealt tiles (天听) or "
+                                        "only after the first draw (地听)"),
+    ("double_ready", "kong", "杠上开花 or 抢杠和 puts a kong between the declaration and "
+                             "the win, which voids 双报听"),
+)
+
+
+@dataclass(frozen=True, repr=False, init=False)
 class Hand:
     """A complete hand at the moment of winning.
 
@@ -353,6 +411,18 @@ class Hand:
         Number of flowers, 0..8.
     flower_tiles : tuple of int
         The flower tiles (34..41) when known; empty if only the count is.
+    heavenly_hand, earthly_hand, human_hand : bool
+        天和 (the dealer, seat East, wins on the dealt tiles), 地和 (a
+        non-dealer wins on the first tile drawn), 人和 (a win on a discard in
+        the first go-round, before the winner's own first draw).
+    heavenly_ready, earthly_ready, declared_ready, double_ready : bool
+        天听 (ready on the dealt tiles, declared), 地听 (ready after the first
+        draw, declared), 报听 (declared ready, then won), 双报听 (won within
+        one go-round of the declaration).
+
+    Combinations that cannot happen at a table are refused, e.g. 天和 that
+    is not self-drawn or not East's, or 地和 together with 地听; see
+    :meth:`_check_situation`.
     """
 
     concealed: tuple[int, ...]
@@ -366,6 +436,34 @@ class Hand:
     round_wind: int = 0
     flowers: int = 0
     flower_tiles: tuple[int, ...] = field(default=())
+    heavenly_hand: bool = False
+    earthly_hand: bool = False
+    human_hand: bool = False
+    heavenly_ready: bool = False
+    earthly_ready: bool = False
+    declared_ready: bool = False
+    double_ready: bool = False
+
+    # Written out instead of generated: the generated __init__ of a frozen
+    # dataclass sets each of the 18 fields with its own object.__setattr__
+    # call (well over a microsecond in all); one dict update is a fraction of
+    # that.  The signature is the dataclass one (a test compares them).
+    def __init__(self, concealed: tuple[int, ...], melds: tuple[Meld, ...], win_tile: int,
+                 self_drawn: bool = False, last_copy: bool = False, kong: bool = False,
+                 last_wall: bool = False, seat_wind: int = 0, round_wind: int = 0,
+                 flowers: int = 0, flower_tiles: tuple[int, ...] = (),
+                 heavenly_hand: bool = False, earthly_hand: bool = False,
+                 human_hand: bool = False, heavenly_ready: bool = False,
+                 earthly_ready: bool = False, declared_ready: bool = False,
+                 double_ready: bool = False) -> None:
+        self.__dict__.update(
+            concealed=concealed, melds=melds, win_tile=win_tile, self_drawn=self_drawn,
+            last_copy=last_copy, kong=kong, last_wall=last_wall, seat_wind=seat_wind,
+            round_wind=round_wind, flowers=flowers, flower_tiles=flower_tiles,
+            heavenly_hand=heavenly_hand, earthly_hand=earthly_hand, human_hand=human_hand,
+            heavenly_ready=heavenly_ready, earthly_ready=earthly_ready,
+            declared_ready=declared_ready, double_ready=double_ready)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         d = self.__dict__
@@ -381,7 +479,16 @@ class Hand:
                 and type(d["seat_wind"]) is int and 0 <= d["seat_wind"] <= 3
                 and type(d["round_wind"]) is int and 0 <= d["round_wind"] <= 3
                 and type(d["flowers"]) is int and 0 <= d["flowers"] <= 8
-                and type(d["flower_tiles"]) is tuple and not d["flower_tiles"]):
+                and type(d["flower_tiles"]) is tuple and not d["flower_tiles"]
+                # the first-turn / ready flags: usually all False, so "is False"
+                # settles each with one test
+                and (self.heavenly_hand is False or self.heavenly_hand is True)
+                and (self.earthly_hand is False or self.earthly_hand is True)
+                and (self.human_hand is False or self.human_hand is True)
+                and (self.heavenly_ready is False or self.heavenly_ready is True)
+                and (self.earthly_ready is False or self.earthly_ready is True)
+                and (self.declared_ready is False or self.declared_ready is True)
+                and (self.double_ready is False or self.double_ready is True)):
             # Already normal (plain ints and bools, no flower tiles): what the
             # general path below would do reduces to sorting the tiles.
             d["concealed"] = tuple(sorted(concealed))
@@ -441,6 +548,9 @@ class Hand:
                 if c + m > 4:
                     raise HandError(f"{_ordinal(c + m)} copy of {tile_to_str(t)} "
                                     f"({c} in hand, {m} in melds); only 4 exist")
+        if (self.heavenly_hand or self.earthly_hand or self.human_hand or self.heavenly_ready
+                or self.earthly_ready or self.declared_ready or self.double_ready):
+            self._check_situation()
         if not (self.kong or self.last_copy):
             return
         others = concealed.count(win) - 1  # copies besides the winning tile itself
@@ -455,6 +565,78 @@ class Hand:
             verb = "is" if others == 1 else "are"
             raise HandError(f"last_copy (和绝张) but {copies} of {name} {verb} in "
                             "the concealed hand")
+
+    def _check_situation(self) -> None:
+        """The first-turn and ready-declaration flags against the rest.
+
+        Only what cannot happen at a table is refused (see
+        ``_SITUATION_CONFLICTS`` for the pairs).  "First go-round" for 人和 is
+        read as in the 大众 rules: from the dealer's first discard until the
+        winner's own first draw.  Runs only when one of these flags is set.
+        """
+        on = {name for name in _FLAGS if getattr(self, name)}
+        for a, b, reason in _SITUATION_CONFLICTS:
+            if a in on and b in on:
+                raise HandError(f"{_flag_label(a)} and {_flag_label(b)} cannot both "
+                                f"hold: {reason}")
+        melds, seat = self.melds, self.seat_wind
+        exposed = [m for m in melds if not m.concealed]
+        if "heavenly_hand" in on:
+            if not self.self_drawn:
+                raise HandError("heavenly_hand (天和) needs self_drawn")
+            if seat != 0:  # the dealer is East
+                raise HandError(f"heavenly_hand (天和) needs seat=E, got "
+                                f"seat={HONOR_LETTERS[seat]}: only the dealer wins "
+                                "on the dealt tiles")
+            if melds:  # even a concealed kong comes after the deal
+                raise HandError(f"heavenly_hand (天和) allows no melds, got {melds[0]}: "
+                                "even a concealed kong after the deal voids 天和")
+        if "earthly_hand" in on:
+            if not self.self_drawn:
+                raise HandError("earthly_hand (地和) needs self_drawn")
+            if seat == 0:  # the dealer's win on the dealt tiles is 天和
+                raise HandError("earthly_hand (地和) needs a non-dealer seat (S, W or N), "
+                                "got seat=E: the dealer's first win is 天和")
+            if melds:  # no turn before the first draw, and any kong voids 地和
+                raise HandError(f"earthly_hand (地和) allows no melds, got {melds[0]}: "
+                                "the win comes on the first draw")
+            if "last_copy" in on and seat != 3:
+                # 和绝张 needs 3 copies shown; before a player's first draw only
+                # the seats before it have discarded, one tile each: E, S, W
+                # before North, fewer before South and West.
+                raise HandError("earthly_hand (地和) with last_copy (和绝张) needs seat=N: "
+                                "only North sees 3 discards before its first draw")
+        if "human_hand" in on:
+            if self.self_drawn:
+                raise HandError("human_hand (人和) is a win on a discard: not with self_drawn")
+            if melds:  # the win comes before the winner's first turn
+                raise HandError(f"human_hand (人和) allows no melds, got {melds[0]}: "
+                                "the win comes before the winner's first draw")
+            if "last_copy" in on and seat != 0:
+                # 3 copies must be shown before the winning discard.  Before a
+                # non-dealer's first draw at most 3 tiles are discarded, the
+                # winning one included; the dealer sees E, S, W discard and
+                # wins on North's.
+                raise HandError("human_hand (人和) with last_copy (和绝张) needs seat=E: "
+                                "only the dealer sees 3 discards before the winning one "
+                                "in the first go-round")
+        for name in ("heavenly_ready", "earthly_ready", "declared_ready"):
+            if name in on and exposed:  # 报听 and friends need a concealed hand
+                raise HandError(f"{_flag_label(name)} allows no exposed melds, got "
+                                f"{exposed[0]}: only a concealed hand declares ready "
+                                "(concealed kongs are fine)")
+        if "declared_ready" in on and "heavenly_ready" not in on:
+            # Before one's first draw the only declaration possible is 天听
+            # (the dealer's comes with its first discard).
+            for first in ("earthly_hand", "human_hand"):
+                if first in on:
+                    raise HandError(f"declared_ready (报听) with {_flag_label(first)} "
+                                    "needs heavenly_ready (天听): before the first draw "
+                                    "only 天听 can have been declared")
+        if "double_ready" in on and not on & _READY_DECLARATIONS:
+            raise HandError("double_ready (双报听) needs a ready declaration: "
+                            "declared_ready (报听), heavenly_ready (天听) or "
+                            "earthly_ready (地听)")
 
     def _counts_in_hand_and_melds(self) -> tuple[list[int], list[int]]:
         in_hand = [0] * N_KINDS
@@ -488,7 +670,9 @@ class Hand:
         **situation
             ``self_drawn``, ``last_copy``, ``kong``, ``last_wall``,
             ``seat_wind`` (``seat``), ``round_wind`` (``round``), ``flowers``
-            (count, ``"1f3f"`` or a list of flower tiles).
+            (count, ``"1f3f"`` or a list of flower tiles), and
+            ``heavenly_hand`` … ``double_ready`` (or their Chinese names
+            ``天和`` … ``双报听``).
 
         Returns
         -------
@@ -752,14 +936,13 @@ def _build(cls: type[Hand], tiles: list[int], melds: list[Meld],
     if win is None:
         win = tiles[-1]
 
+    # What is left of the situation: flags and winds, canonical names only.
     fields: dict[str, Any] = {}
-    if situation:
-        for name in _FLAGS:
-            if name in situation:
-                fields[name] = _as_bool(situation[name], name)
-        for name in ("seat_wind", "round_wind"):
-            if name in situation:
-                fields[name] = _as_wind(situation[name], name)
+    for name, value in situation.items():
+        if name in _FLAG_SET:
+            fields[name] = value if value is True or value is False else _as_bool(value, name)
+        else:  # seat_wind or round_wind
+            fields[name] = _as_wind(value, name)
     if cls is not Hand:  # a subclass may add its own checks: the full path
         return cls(tuple(tiles), tuple(melds), win, flowers=count,
                    flower_tiles=tuple(flower_tiles), **fields)
@@ -768,26 +951,31 @@ def _build(cls: type[Hand], tiles: list[int], melds: list[Meld],
     # distinct flower tiles), so skip that and run only the checks across fields.
     tiles.sort()
     flower_tiles.sort()
-    return _trusted_hand(tuple(tiles), tuple(melds), win,
-                         fields.get("self_drawn", False), fields.get("last_copy", False),
-                         fields.get("kong", False), fields.get("last_wall", False),
-                         fields.get("seat_wind", 0), fields.get("round_wind", 0),
-                         count, tuple(flower_tiles))
+    return _trusted_hand(tuple(tiles), tuple(melds), win, count, tuple(flower_tiles), fields)
+
+
+# Every Hand field with its default, in field order (the first three have
+# none; _trusted_hand always overwrites them).
+_FIELD_DEFAULTS = {name: (None if f.default is MISSING else f.default)
+                   for name, f in Hand.__dataclass_fields__.items()}
 
 
 def _trusted_hand(concealed: tuple[int, ...], melds: tuple[Meld, ...], win_tile: int,
-                  self_drawn: bool, last_copy: bool, kong: bool, last_wall: bool,
-                  seat_wind: int, round_wind: int, flowers: int,
-                  flower_tiles: tuple[int, ...]) -> Hand:
+                  flowers: int, flower_tiles: tuple[int, ...],
+                  situation: dict[str, Any]) -> Hand:
     """A Hand from fields already in canonical form (as ``Hand.__post_init__``
     leaves them: sorted tuples, plain ints and bools, each value in range);
-    only the checks that involve several fields (:meth:`Hand._validate`) run.
+    ``situation`` holds the flags and winds that differ from the defaults
+    (canonical names).  Only the checks that involve several fields
+    (:meth:`Hand._validate`) run.
     """
     hand = object.__new__(Hand)
-    hand.__dict__.update(
-        concealed=concealed, melds=melds, win_tile=win_tile, self_drawn=self_drawn,
-        last_copy=last_copy, kong=kong, last_wall=last_wall, seat_wind=seat_wind,
-        round_wind=round_wind, flowers=flowers, flower_tiles=flower_tiles)
+    d = hand.__dict__
+    d.update(_FIELD_DEFAULTS)
+    d.update(concealed=concealed, melds=melds, win_tile=win_tile, flowers=flowers,
+             flower_tiles=flower_tiles)
+    if situation:
+        d.update(situation)
     hand._validate()
     return hand
 
@@ -804,7 +992,11 @@ def parse_hand(text: str | Hand, **situation: Any) -> Hand:
         ``self_drawn``, ``last_copy``, ``kong``, ``last_wall``,
         ``seat_wind`` (alias ``seat``), ``round_wind`` (alias ``round``),
         ``flowers`` (count, ``"1f3f"`` or a list of flower tiles),
-        ``win_tile`` (notation or index).  They override the ``|`` suffix;
+        ``win_tile`` (notation or index), and the first-turn / ready flags
+        ``heavenly_hand`` (天和), ``earthly_hand`` (地和), ``human_hand``
+        (人和), ``heavenly_ready`` (天听), ``earthly_ready`` (地听),
+        ``declared_ready`` (报听), ``double_ready`` (双报听); the Chinese
+        names work as keywords too.  They override the ``|`` suffix;
         ``None`` means "not given".
 
     Returns

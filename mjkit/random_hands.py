@@ -41,6 +41,7 @@ __all__ = [
     "MeldSpec",
     "HandParts",
     "random_winning_hands",
+    "random_wild_hands",
     "random_hand_parts",
     "format_hand",
 ]
@@ -1074,3 +1075,66 @@ def random_winning_hands(
     True
     """
     return [format_hand(p) for p in random_hand_parts(n, seed, forms=forms, biased=biased)]
+
+
+def random_wild_hands(n: int, n_wild: int, seed=None, *, self_drawn: bool = True):
+    """Random winning hands with ``n_wild`` concealed tiles turned into a wild tile.
+
+    Each hand of :func:`random_winning_hands` gets a wild kind it does not
+    hold (so the four copies stay available) and ``n_wild`` of its concealed
+    tiles, chosen at random (the winning tile among them three times in ten),
+    replaced by it: the wild tiles can always complete the hand again.
+
+    Parameters
+    ----------
+    n : int
+        Number of hands.
+    n_wild : int
+        Wild tiles per hand, 0..4.
+    seed : int, numpy Generator or None
+    self_drawn : bool
+        Make every hand self-drawn (``dazhong32`` wins by self-draw only).
+
+    Returns
+    -------
+    list of (Hand, str)
+        The hand and its wild tile kind in notation.
+    """
+    from .errors import HandError
+    from .hand import parse_hand
+    from .tiles import tile_to_str, tiles_to_str
+
+    if not 0 <= n_wild <= 4:
+        raise ValueError(f"n_wild must be 0..4, got {n_wild}")
+    rng = _make_rng(seed)
+    out = []
+    batch_seed = rng.randrange(2**62)
+    while len(out) < n:
+        for text in random_winning_hands(2 * (n - len(out)) + 8, seed=batch_seed):
+            tiles_part = text.split("|")[0]
+            try:
+                h = parse_hand(tiles_part, self_drawn=self_drawn)
+            except HandError:
+                continue
+            used = set(h.concealed) | {t for m in h.melds for t in m.tiles}
+            free = [t for t in range(N_TILES) if t not in used]
+            if len(h.concealed) < n_wild or not free:
+                continue
+            w = rng.choice(free)
+            conc = list(h.concealed)
+            for i in rng.sample(range(len(conc)), n_wild):
+                conc[i] = w
+            if n_wild and rng.random() < 0.3:
+                win = w
+            else:
+                win = conc[rng.randrange(len(conc))]
+            rest = list(conc)
+            rest.remove(win)
+            text = ("".join(str(m) for m in h.melds) + tiles_to_str(rest) + " "
+                    + tile_to_str(win))
+            out.append((parse_hand(text, self_drawn=self_drawn, seat_wind=h.seat_wind,
+                                   round_wind=h.round_wind), tile_to_str(w)))
+            if len(out) == n:
+                break
+        batch_seed += 1
+    return out

@@ -16,24 +16,36 @@ import numpy as np
 import pandas as pd
 
 from ._kernels import layout as L
-from ._kernels.evaluate import WS_LEN, score_row, score_rows
+from ._kernels.evaluate import WS_LEN, score_hand_row, score_rows
 from ._kernels.shapes import knitted_tile
 from .errors import HandError
 from .hand import Hand, parse_hand
 from .rules import fan_catalogue, get_rules
 from .rules.catalogue import catalogue_lists
-from .tiles import tiles_to_str
+from .tiles import N_KINDS, tile_from_str, tile_to_str, tiles_to_str
 
 __all__ = ["FanLine", "ScoreResult", "HandBatch", "BatchResult", "score", "score_batch",
-           "encode_hand", "fan_table"]
+           "encode_hand", "fan_table", "WAIT_RULES"]
+
+#: How wait fans (边张, 嵌张, 单钓将) are read: ``"unique"`` (国标: only on a
+#: sole wait) or ``"leftmost"`` (the old 联众 client, seed 000 §六.2).
+WAIT_RULES = ("unique", "leftmost")
 
 _MELD_CODE = {"chow": L.M_CHOW, "pung": L.M_PUNG}
 _FORM_NAMES = {
     L.FORM_NONE: "none", L.FORM_REGULAR: "regular", L.FORM_SEVEN_PAIRS: "seven pairs",
     L.FORM_THIRTEEN_ORPHANS: "thirteen orphans",
     L.FORM_HONORS_KNITTED: "honors and knitted tiles",
-    L.FORM_KNITTED_STRAIGHT: "knitted straight",
+    L.FORM_KNITTED_STRAIGHT: "knitted straight", L.FORM_EIGHT_FLOWERS: "eight flowers",
 }
+# Situation fields of a Hand and their flag bits in a kernel row.
+_SITUATION_BITS = (
+    ("self_drawn", L.F_SELF_DRAWN), ("last_copy", L.F_LAST_COPY), ("kong", L.F_KONG),
+    ("last_wall", L.F_LAST_WALL), ("heavenly_hand", L.F_HEAVENLY_HAND),
+    ("earthly_hand", L.F_EARTHLY_HAND), ("human_hand", L.F_HUMAN_HAND),
+    ("heavenly_ready", L.F_HEAVENLY_READY), ("earthly_ready", L.F_EARTHLY_READY),
+    ("declared_ready", L.F_DECLARED_READY), ("double_ready", L.F_DOUBLE_READY),
+)
 
 
 def _as_hand(hand_or_text, situation):
@@ -46,8 +58,42 @@ def _as_hand(hand_or_text, situation):
     raise HandError(f"expected a Hand or a notation string, got {type(hand_or_text).__name__}")
 
 
-def encode_hand(hand, out=None):
-    """The kernel row of a validated :class:`~mjkit.hand.Hand` (int32)."""
+def _wild_kind(wild):
+    """The wild tile kind (0..33) from notation or an index, or -1 for None."""
+    if wild is None:
+        return -1
+    if isinstance(wild, str):
+        t = tile_from_str(wild.strip())
+    elif isinstance(wild, (int, np.integer)) and not isinstance(wild, bool):
+        t = int(wild)
+    else:
+        raise HandError(f"wild must be a tile such as 'P' or '5z', got {wild!r}")
+    if not 0 <= t < N_KINDS:
+        raise HandError(f"wild must be one of the 34 tile kinds (not a flower), got {wild!r}")
+    return t
+
+
+def _wait_flag(wait_rule):
+    if wait_rule not in WAIT_RULES:
+        raise HandError(f"wait_rule must be one of {WAIT_RULES}, got {wait_rule!r}")
+    return L.F_LEFTMOST if wait_rule == "leftmost" else 0
+
+
+def _check_wild_melds(hand, wild):
+    # A wild tile is never chowed or punged (or claimed for a kong); four of
+    # them drawn by oneself may form a concealed kong, 混杠.
+    for m in hand.melds:
+        if wild in m.tiles and not (m.kind == "kong" and m.concealed):
+            raise HandError(f"meld {m} uses the wild tile {tile_to_str(wild)}: a wild tile "
+                            "can only be in a concealed kong (混杠)")
+
+
+def encode_hand(hand, out=None, *, wild=-1, lianla=0, flags=0):
+    """The kernel row of a validated :class:`~mjkit.hand.Hand` (int32).
+
+    ``wild`` is the wild tile kind (-1 none), ``lianla`` the 连拉 level and
+    ``flags`` extra flag bits (the wait rule); the caller validates them.
+    """
     vals = [0] * L.ROW_LEN
     for t in hand.concealed:
         vals[L.COUNTS + t] += 1
@@ -59,13 +105,20 @@ def encode_hand(hand, out=None):
         vals[L.MELDS + 2 * i] = code
         vals[L.MELDS + 2 * i + 1] = m.tile
     vals[L.WIN] = hand.win_tile
-    vals[L.FLAGS] = ((L.F_SELF_DRAWN if hand.self_drawn else 0)
-                     | (L.F_LAST_COPY if hand.last_copy else 0)
-                     | (L.F_KONG if hand.kong else 0)
-                     | (L.F_LAST_WALL if hand.last_wall else 0))
+    d = hand.__dict__
+    for name, bit in _SITUATION_BITS:
+        if d.get(name):
+            flags |= bit
+    vals[L.FLAGS] = flags
     vals[L.SEAT] = hand.seat_wind
     vals[L.ROUND] = hand.round_wind
     vals[L.FLOWERS] = hand.flowers
+    mask = 0
+    for t in hand.flower_tiles:
+        mask |= 1 << (t - N_KINDS)
+    vals[L.FLOWER_MASK] = mask
+    vals[L.WILD] = wild
+    vals[L.LIANLA] = lianla
     if out is None:
         return np.array(vals, np.int32)
     out[:] = vals
@@ -113,20 +166,31 @@ class ScoreResult:
     hand : Hand
     rules : str
     total : int
-        All counted fans, flowers included.
+        Every counted fan: 连拉, flowers and 无财神 included.
     fans : list of FanLine
-        Counted fans, highest first.
+        Counted fans, highest first (连N拉N appears as a line worth 4N).
     not_counted : list of tuple
         ``(fan, because_of)`` for fans the hand has but which are not
         counted (不计) because a counted fan includes them.
     is_win : bool
-        The tiles form a complete hand.
+        The tiles form a complete hand (or 八花聚顶).
     minimum : int
+        The rule set's minimum (8, or 32 in ``dazhong32``).
+    lianla : int
+        The dealer's streak level N (连N拉N).
+    bar : int
+        Fans the hand itself needs: ``max(minimum - 4N, 0)``.
     form : str
         ``"regular"``, ``"seven pairs"``, ... or ``"none"``.
     sets : list of tuple
         The chosen reading: ``(kind, tiles, exposed)`` per set.
     pair : str or None
+    wild : str or None
+        The wild tile kind of the game (财神), if any.
+    wild_as : list of str
+        What each wild tile in the concealed hand stood for.
+    notes : list of str
+        What the old 联众 client would do differently with this hand.
     """
 
     hand: Hand
@@ -140,30 +204,79 @@ class ScoreResult:
     sets: list
     pair: str | None
     knitted: str | None = None
-
-    @property
-    def flowers(self):
-        return sum(f.value for f in self.fans if f.key == "FLOWER_TILES")
+    lianla: int = 0
+    bar: int = 0
+    counted_points: int = 0
+    after_minimum: frozenset = frozenset()
+    wild: str | None = None
+    wild_as: list = field(default_factory=list)
+    wild_win: bool = False
+    wait_rule: str = "unique"
+    notes: list = field(default_factory=list)
 
     @property
     def counted(self):
-        """Fans that count toward the minimum (all but flowers)."""
-        return self.total - self.flowers
+        """The fans that count toward the bar, 连拉 included (not flowers, 无财神)."""
+        return [f for f in self.fans if f.key not in self.after_minimum]
+
+    @property
+    def hand_points(self):
+        """Counted fans of the hand itself (``counted_points`` without 连拉)."""
+        return self.counted_points - sum(f.value for f in self.fans if f.key == "LIANLA")
+
+    @property
+    def flowers(self):
+        """Points added after the minimum: flowers, 季花, 梅兰竹菊, 春夏秋冬, 无财神."""
+        return self.total - self.counted_points
+
+    @property
+    def legal(self):
+        """A complete hand whose counted fans reach the bar."""
+        return self.is_win and self.hand_points >= self.bar
 
     @property
     def meets_minimum(self):
-        return self.is_win and self.counted >= self.minimum
+        return self.legal
+
+    @property
+    def short_by(self):
+        """Fans missing to reach the bar (0 when legal; None if not complete)."""
+        if not self.is_win:
+            return None
+        return max(self.bar - self.hand_points, 0)
+
+    def verdict(self, lang="en"):
+        """Whether declaring this win is legal, in words (the P胡 warning)."""
+        level = f"连{self.lianla}拉{self.lianla}" if self.lianla else ""
+        if lang == "zh":
+            if not self.is_win:
+                return "未和牌：这手牌不成和牌型，宣布和牌即为P胡。"
+            where = f"（{level}，{self.minimum}−{self.minimum - self.bar}）" if level else ""
+            if self.legal:
+                return f"可以和：计番 {self.hand_points} ≥ 起和 {self.bar}{where}。"
+            return (f"P胡警告：计番 {self.hand_points}，起和需 {self.bar}{where}，"
+                    f"还差 {self.short_by} 番（花牌、无财神不计入起和）。")
+        if not self.is_win:
+            return "Not a complete hand: declaring a win would be a false win (P胡)."
+        where = (f" at {level} ({self.minimum} - {self.minimum - self.bar})" if level else "")
+        if self.legal:
+            return (f"Legal win: {self.hand_points} counted fans, "
+                    f"{self.bar} needed{where}.")
+        return (f"P胡 warning: {self.hand_points} counted fans, {self.bar} needed{where}: "
+                f"{self.short_by} short. Flowers and 无财神 do not count toward it; "
+                "declaring this win would be a false win (P胡).")
 
     def fan_counts(self):
         """``{zh name: count}`` of the counted fans."""
         return {f.zh: f.count for f in self.fans}
 
     def to_frame(self):
-        """The fans as a DataFrame (zh, en, points, count, value, excludes)."""
+        """The fans as a DataFrame (zh, en, points, count, value, excludes, toward the bar)."""
         return pd.DataFrame(
             [{"id": f.id, "zh": f.zh, "en": f.en, "points": f.points, "count": f.count,
-              "value": f.value, "excludes": " ".join(f.excludes)} for f in self.fans],
-            columns=["id", "zh", "en", "points", "count", "value", "excludes"])
+              "value": f.value, "excludes": " ".join(f.excludes),
+              "toward_bar": f.key not in self.after_minimum} for f in self.fans],
+            columns=["id", "zh", "en", "points", "count", "value", "excludes", "toward_bar"])
 
     def explain(self, lang="zh"):
         """A readable multi-line summary."""
@@ -171,22 +284,29 @@ class ScoreResult:
         if not self.is_win:
             return f"{self.hand}: not a complete hand"
         lines = [f"{self.hand}  [{self.rules}]"]
+        width = 14 if lang == "zh" else max([14] + [len(f.en) for f in self.fans])
+        if self.wild_as:
+            lines.append(f"  wild {self.wild} as {' '.join(self.wild_as)}")
         for f in self.fans:
             cnt = f" x{f.count}" if f.count > 1 else ""
-            lines.append(f"  {name(f):<14} {f.points:>3}{cnt}")
-        lines.append(f"  {'total':<14} {self.total:>3}"
-                     + ("" if self.flowers == 0 else f"  (flowers {self.flowers})"))
-        verdict = "meets" if self.meets_minimum else "does NOT meet"
-        lines.append(f"  {verdict} the minimum of {self.minimum}")
+            after = "  (after the minimum)" if f.key in self.after_minimum else ""
+            lines.append(f"  {name(f):<{width}} {f.points:>3}{cnt}{after}")
+        lines.append(f"  {'total':<{width}} {self.total:>3}"
+                     + ("" if self.flowers == 0 else f"  (after the minimum: {self.flowers})"))
+        lines.append("  " + self.verdict("zh" if lang == "zh" else "en"))
+        lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
     def __str__(self):
         return self.explain()
 
     def _repr_html_(self):
+        import html
+
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         return self.to_frame().to_html(index=False) + (
-            f"<p>total <b>{self.total}</b>; minimum {self.minimum}: "
-            f"{'met' if self.meets_minimum else 'not met'}</p>")
+            f"<p>total <b>{self.total}</b>; {html.escape(self.verdict())}</p>"
+            + (f"<ul>{notes}</ul>" if notes else ""))
 
 
 def fan_table(rules="gb"):
@@ -197,6 +317,7 @@ def fan_table(rules="gb"):
     df["points"] = rs.points
     keys = list(cat["key"])
     df["excludes"] = [" ".join(keys[j] for j in rs.excludes[i]) for i in range(rs.n_fans)]
+    df["toward_bar"] = [not a for a in rs.after_minimum] if rs.after_minimum else True
     return df[df["points"] > 0].reset_index(drop=True)
 
 
@@ -212,7 +333,37 @@ def _set_text(kind, t):
 _KIND_NAMES = {L.CHOW: "chow", L.PUNG: "pung", L.KONG: "kong"}
 
 
-def _build_result(hand, rs, total, fan, raw, dec):
+def _after_keys(rs):
+    keys = catalogue_lists().key
+    return frozenset(keys[i] for i, a in enumerate(rs.after_minimum) if a)
+
+
+def _client_notes(rs, fans, form):
+    """What the old 联众 client does differently (seed 000 §六.2, its 惯例 and 偶发)."""
+    if not rs.self_drawn_only:
+        return []
+    keys = {f.key: f for f in fans}
+    notes = []
+    if "PREVALENT_WIND" in keys and "SEAT_WIND" in keys and "PUNG_OF_TERMINALS_OR_HONORS" in keys:
+        k = keys["PUNG_OF_TERMINALS_OR_HONORS"].value
+        notes.append(f"the old client does not count 幺九刻 when 圈风刻 and 门风刻 are both "
+                     f"present (seed 000 §六 惯例1): it would show {k} fewer")
+    if "WILD_KONG" in keys:
+        notes.append("the old client quits or drops the connection on 混杠 "
+                     "(seed 000 §六 惯例2)")
+    if "HEAVENLY_READY" in keys and form in ("knitted straight", "honors and knitted tiles"):
+        notes.append("the old client may score 天听 with 组合龙 or 不靠 as 0 "
+                     "(seed 000 §六 偶发1)")
+    return notes
+
+
+def _label(cat, i, count):
+    if cat.key[i] == "LIANLA":
+        return f"连{count}拉{count}", f"{cat.en[i]} 连{count}拉{count}"
+    return cat.zh[i], cat.en[i]
+
+
+def _build_result(hand, rs, total, fan, raw, dec, *, lianla=0, wild=-1, wait_rule="unique"):
     cat = catalogue_lists()
     points = rs.points_list
     fan_l = fan.tolist()
@@ -220,9 +371,11 @@ def _build_result(hand, rs, total, fan, raw, dec):
     present = [i for i, v in enumerate(fan_l) if v]
     fans = []
     for i in present:
-        fans.append(FanLine(cat.id[i], cat.key[i], cat.zh[i], cat.en[i], points[i], fan_l[i],
+        zh, en = _label(cat, i, fan_l[i])
+        fans.append(FanLine(cat.id[i], cat.key[i], zh, en, points[i], fan_l[i],
                             tuple(cat.zh[j] for j in rs.excludes[i] if raw_l[j] and points[j])))
-    fans.sort(key=lambda f: (-f.points, f.id))
+    # 连N拉N first (players say 连2拉2 + 清一色), then highest fan first.
+    fans.sort(key=lambda f: (f.key != "LIANLA", -f.points, f.id))
     not_counted = []
     for j, v in enumerate(raw_l):
         if v and points[j] and not fan_l[j]:
@@ -243,12 +396,38 @@ def _build_result(hand, rs, total, fan, raw, dec):
         if form == L.FORM_KNITTED_STRAIGHT:
             knitted = tiles_to_str([knitted_tile(d[L.DEC_KNIT], i) for i in range(9)])
     total = int(total)
+    is_win = total >= 0
+    wild_as = [tile_to_str(t) for t in d[L.DEC_WILD:L.DEC_WILD + 4] if t >= 0]
+    form_name = _FORM_NAMES[form]
     return ScoreResult(hand=hand, rules=rs.name, total=max(total, 0), fans=fans,
-                       not_counted=not_counted, is_win=total >= 0, minimum=rs.minimum,
-                       form=_FORM_NAMES[form], sets=sets, pair=pair, knitted=knitted)
+                       not_counted=not_counted, is_win=is_win, minimum=rs.minimum,
+                       form=form_name, sets=sets, pair=pair, knitted=knitted,
+                       lianla=lianla, bar=rs.threshold(lianla),
+                       counted_points=int(d[L.DEC_COUNTED]) if is_win else 0,
+                       after_minimum=_after_keys(rs),
+                       wild=None if wild < 0 else tile_to_str(wild), wild_as=wild_as,
+                       wild_win=bool(d[L.DEC_WILD_WIN]), wait_rule=wait_rule,
+                       notes=_client_notes(rs, fans, form_name) if is_win else [])
 
 
-def score(hand_or_text, rules="gb", **situation):
+def _game_options(hand, rs, wild, lianla, wait_rule):
+    """Validate the game options against the hand and rule set: (wild, level, flags)."""
+    w = _wild_kind(wild)
+    if w >= 0:
+        _check_wild_melds(hand, w)
+    n = _level(rs, lianla)
+    if rs.self_drawn_only and not hand.self_drawn:
+        raise HandError(f"rule set {rs.name!r} wins by self-draw only (自摸): "
+                        "pass self_drawn=True")
+    return w, n, _wait_flag(wait_rule)
+
+
+def _level(rs, lianla):
+    rs.threshold(lianla)  # validates lianla and that the rule set has 连拉
+    return int(lianla)
+
+
+def score(hand_or_text, rules="gb", *, wild=None, lianla=0, wait_rule="unique", **situation):
     """Score a hand.
 
     Parameters
@@ -256,10 +435,22 @@ def score(hand_or_text, rules="gb", **situation):
     hand_or_text : Hand or str
         A hand, or its notation (e.g. ``"[123m]456p789s55mEE E"``).
     rules : str or RuleSet
-        ``"gb"`` (default) or a registered / derived rule set.
+        ``"gb"`` (default), ``"dazhong"``, ``"dazhong32"`` or a registered /
+        derived rule set.
+    wild : str, optional
+        The wild tile kind of the game (财神), e.g. ``"P"``: every copy in
+        the concealed hand stands for whatever tile scores best.
+    lianla : int
+        The dealer's streak level N (连N拉N, ``dazhong32``): adds 4N toward
+        the bar, so the hand itself needs ``max(32 - 4N, 0)``.
+    wait_rule : {"unique", "leftmost"}
+        ``"unique"``: 边张 / 嵌张 / 单钓将 only on a sole wait (国标);
+        ``"leftmost"``: as the old 联众 client reads the hand from the left.
     **situation
         ``self_drawn``, ``last_copy``, ``kong``, ``last_wall``, ``seat_wind``,
-        ``round_wind``, ``flowers``, ``win_tile``: override the hand's.
+        ``round_wind``, ``flowers``, ``win_tile``, ``heavenly_hand`` (天和),
+        ``earthly_hand``, ``human_hand``, ``heavenly_ready``, ``earthly_ready``,
+        ``declared_ready``, ``double_ready``: override the hand's.
 
     Returns
     -------
@@ -268,14 +459,21 @@ def score(hand_or_text, rules="gb", **situation):
     Raises
     ------
     HandError
-        If the hand or the situation is invalid.
+        If the hand, the situation or a game option is invalid.
+
+    Examples
+    --------
+    >>> r = score("123456789m111pEE E", rules="dazhong32", self_drawn=True, lianla=2)
+    >>> r.bar, r.legal
+    (24, True)
     """
     hand = _as_hand(hand_or_text, situation)
     rs = get_rules(rules)
-    row = encode_hand(hand)
+    w, n, flags = _game_options(hand, rs, wild, lianla, wait_rule)
+    row = encode_hand(hand, wild=w, lianla=n, flags=flags)
     fan, raw, dec, ws = _buffers(rs.n_fans)
-    total = score_row(row, *rs.kernel_args(), fan, raw, dec, ws)
-    return _build_result(hand, rs, total, fan, raw, dec)
+    total = score_hand_row(row, *rs.kernel_args(), fan, raw, dec, ws)
+    return _build_result(hand, rs, total, fan, raw, dec, lianla=n, wild=w, wait_rule=wait_rule)
 
 
 @dataclass
@@ -286,13 +484,24 @@ class HandBatch:
     hands: list = field(default=None, repr=False)
 
     @classmethod
-    def from_hands(cls, hands, keep_hands=False, progress=None):
+    def from_hands(cls, hands, keep_hands=False, progress=None, *, wild=None, lianla=0,
+                   wait_rule="unique"):
         """Validate and encode a sequence of :class:`Hand` or notation strings.
 
         Each hand keeps its own situation (the ``|`` suffix of its notation).
-        ``progress``: show a progress bar (default: for 20,000 hands or more).
+        ``wild`` (a tile, or one per hand), ``lianla`` (a level, or one per hand) and
+        ``wait_rule`` are the game options of :func:`score`.  ``progress``:
+        show a progress bar (default: for 20,000 hands or more).
         """
         items = list(hands)
+        if isinstance(wild, (list, tuple, np.ndarray)):
+            if len(wild) != len(items):
+                raise HandError(f"wild: one tile per hand ({len(items)}), got {len(wild)}")
+            kinds = [_wild_kind(x) for x in wild]
+        else:
+            kinds = [_wild_kind(wild)] * len(items)
+        flags = _wait_flag(wait_rule)
+        levels = _levels(lianla, len(items))
         rows = np.zeros((len(items), L.ROW_LEN), np.int32)
         parsed = [] if keep_hands else None
         if progress is None:
@@ -303,11 +512,14 @@ class HandBatch:
 
             it = tqdm(it, total=len(items), desc="parsing hands", unit="hand", leave=False)
         for i, h in it:
+            w = kinds[i]
             try:
                 hand = _as_hand(h, {})
+                if w >= 0:
+                    _check_wild_melds(hand, w)
             except HandError as exc:
                 raise HandError(f"hand {i}: {exc}") from None
-            encode_hand(hand, rows[i])
+            encode_hand(hand, rows[i], wild=w, lianla=int(levels[i]), flags=flags)
             if keep_hands:
                 parsed.append(hand)
         return cls(rows=rows, hands=parsed)
@@ -316,22 +528,47 @@ class HandBatch:
         return len(self.rows)
 
 
+def _levels(lianla, n):
+    arr = np.asarray(lianla)
+    if arr.ndim == 0:
+        arr = np.full(n, arr)
+    if arr.shape != (n,) or (arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0)):
+        raise HandError(f"lianla must be a level >= 0 or one level per hand ({n}), "
+                        f"got {lianla!r}")
+    return arr.astype(np.int64)
+
+
 @dataclass
 class BatchResult:
-    """Totals (-1 for an incomplete hand) and per-fan counts of a batch.
+    """Totals (-1 for an incomplete hand), counted fans and per-fan counts of a batch.
 
     ``fan_counts[:, j]`` counts fan ``fans[j]`` (catalogue key); the columns
     are the fans the rule set uses, in the order of :func:`fan_table`.
+    ``counted`` holds the fans toward the bar (连拉 included; flowers and
+    无财神 not), ``lianla`` each hand's level.
     """
 
     totals: np.ndarray
     fan_counts: np.ndarray
     fans: list
     rules: str
+    counted: np.ndarray = None
+    lianla: np.ndarray = None
+    minimum: int = 0
 
     @property
     def is_win(self):
         return self.totals >= 0
+
+    @property
+    def legal(self):
+        """Complete hands whose counted fans (连拉 included) reach the minimum."""
+        return self.is_win & (self.counted >= self.minimum)
+
+    @property
+    def short_by(self):
+        """Fans missing to the bar (0 when legal, -1 for incomplete hands)."""
+        return np.where(self.is_win, np.maximum(self.minimum - self.counted, 0), -1)
 
     def fan_frame(self, lang="zh"):
         """``fan_counts`` as a DataFrame with zh (or en) fan names as columns."""
@@ -341,32 +578,81 @@ class BatchResult:
         return pd.DataFrame(self.fan_counts, columns=[names[pos[k]] for k in self.fans])
 
 
-def score_batch(batch, rules="gb"):
+def _override(rows, wild, lianla, wait_rule):
+    """Rows of an existing batch with other game options (validated)."""
+    rows = rows.copy()
+    if wild is not None:
+        if isinstance(wild, (list, tuple, np.ndarray)):
+            if len(wild) != len(rows):
+                raise HandError(f"wild: one tile per hand ({len(rows)}), got {len(wild)}")
+            w = np.array([_wild_kind(x) for x in wild], np.int32)
+        else:
+            w = _wild_kind(wild)
+        for i in range(4):
+            mt = rows[:, L.MELDS + 2 * i]
+            mtile = rows[:, L.MELDS + 2 * i + 1]
+            bad = (((mt == L.M_CHOW) & (mtile <= w) & (w <= mtile + 2))
+                   | (((mt == L.M_PUNG) | (mt == L.M_KONG)) & (mtile == w)))
+            bad &= w >= 0
+            if bad.any():
+                j = int(np.argmax(bad))
+                raise HandError(f"hand {j}: a meld uses the wild tile "
+                                f"{tile_to_str(int(np.broadcast_to(w, bad.shape)[j]))}: a wild "
+                                "tile can only be in a concealed kong (混杠)")
+        rows[:, L.WILD] = w
+    if lianla is not None:
+        rows[:, L.LIANLA] = _levels(lianla, len(rows))
+    if wait_rule is not None:
+        rows[:, L.FLAGS] = (rows[:, L.FLAGS] & ~L.F_LEFTMOST) | _wait_flag(wait_rule)
+    return rows
+
+
+def score_batch(batch, rules="gb", *, wild=None, lianla=None, wait_rule=None):
     """Score every hand of a :class:`HandBatch` in parallel over all cores.
 
     Parameters
     ----------
     batch : HandBatch or sequence of Hand / str
     rules : str or RuleSet
+    wild, lianla, wait_rule : optional
+        Game options as in :func:`score`; given here they replace those the
+        batch was built with (``lianla`` may give one level per hand).
 
     Returns
     -------
     BatchResult
-        ``totals`` (n,) and ``fan_counts`` (n, number of fans of the rule
-        set), columns in the order of :func:`fan_table`.  Numbers do not
-        depend on the number of threads.
+        ``totals`` (n,), ``counted`` (n,) and ``fan_counts`` (n, number of
+        fans of the rule set), columns in the order of :func:`fan_table`.
+        Numbers do not depend on the number of threads.
     """
     if not isinstance(batch, HandBatch):
-        batch = HandBatch.from_hands(batch)
+        batch = HandBatch.from_hands(batch, wild=wild, lianla=0 if lianla is None else lianla,
+                                     wait_rule=wait_rule or "unique")
+        rows = batch.rows
+    elif wild is None and lianla is None and wait_rule is None:
+        rows = batch.rows
+    else:
+        rows = _override(batch.rows, wild, lianla, wait_rule)
     rs = get_rules(rules)
-    n = len(batch.rows)
+    n = len(rows)
+    if n:
+        if rs.self_drawn_only:
+            bad = (rows[:, L.FLAGS] & L.F_SELF_DRAWN) == 0
+            if bad.any():
+                raise HandError(f"hand {int(np.argmax(bad))}: rule set {rs.name!r} wins by "
+                                "self-draw only (自摸)")
+        top = int(rows[:, L.LIANLA].max())
+        if top:
+            rs.threshold(top)  # raises if the rule set has no 连拉
     used = rs.used_fans()
     totals = np.empty(n, np.int64)
+    counted = np.empty(n, np.int64)
     fans = np.empty((n, len(used)), np.int32)
     if n:
         # Chunks are independent; a few per thread keeps the cores busy.
         n_chunks = max(1, min(n, 4 * numba.get_num_threads()))
-        score_rows(batch.rows, *rs.kernel_args(), rs.used_array(), totals, fans, n_chunks)
+        score_rows(rows, *rs.kernel_args(), rs.used_array(), totals, counted, fans, n_chunks)
     keys = catalogue_lists().key
     return BatchResult(totals=totals, fan_counts=fans, fans=[keys[i] for i in used],
-                       rules=rs.name)
+                       rules=rs.name, counted=counted,
+                       lianla=rows[:, L.LIANLA].astype(np.int64), minimum=rs.minimum)

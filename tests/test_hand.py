@@ -31,6 +31,8 @@ VALID = [
     "11223344556677z",
     "🀇🀈🀉🀙🀚🀛🀐🀑🀒🀋🀋🀀🀀 🀀",                            # Unicode glyphs
     "123m456p789s55mEE E|win_tile=5m",
+    "123m456p789s55mEE E | self_drawn 天和",              # 大众 first-turn flags
+    "{5555p}123m789s55mEE E | declared_ready double_ready seat=W",
 ]
 
 

@@ -12,6 +12,11 @@ from mjkit.errors import HandError
 from mjkit.hand import Hand, Meld, parse_hand
 from mjkit.tiles import HONOR_LETTERS, TILE_GLYPHS, tile_to_str, tiles_to_str
 
+try:
+    from test_hand_situation import ALL_FLAGS, NEW_FLAGS, ZH, situation_problems
+except ImportError:  # pragma: no cover - run as a package
+    from tests.test_hand_situation import ALL_FLAGS, NEW_FLAGS, ZH, situation_problems
+
 FAST = settings(max_examples=200, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 BASE = "123m456p789s55mEE E"
@@ -23,6 +28,7 @@ FRAGMENTS = (
        "[", "]", "{", "}", "5", "m", "z", " ", "|", " self_drawn", " last_copy",
        " kong", " last_wall", " seat=S", " round=W", " flowers=2", " flowers=1f3f",
        " win_tile=E", "=", "123m456p789s", "55m", "EE"]
+    + [" " + name for name in NEW_FLAGS] + [" " + zh for zh in ZH.values()] + [" seat=N"]
 )
 
 
@@ -46,6 +52,9 @@ def check_hand(hand):
     assert hand.all_counts().max() <= 4
     assert 0 <= hand.flowers <= 8
     assert not hand.flower_tiles or len(hand.flower_tiles) == hand.flowers
+    flags = {name: getattr(hand, name) for name in ALL_FLAGS}
+    assert all(type(value) is bool for value in flags.values())
+    assert not situation_problems(flags, hand.melds, hand.seat_wind)
 
 
 @FAST
@@ -96,8 +105,14 @@ SITUATION_VALUES = st.one_of(
     st.sampled_from(["E", "south", "1f3f", "2", "5m", "E", "9", "1f1f"]),
     st.lists(st.integers(25, 45), max_size=4),
 )
-SITUATION_KEYS = ["self_drawn", "last_copy", "kong", "last_wall", "seat_wind", "seat",
-                  "round_wind", "round", "flowers", "win_tile", "bogus"]
+SITUATION_KEYS = (["self_drawn", "last_copy", "kong", "last_wall", "seat_wind", "seat",
+                   "round_wind", "round", "flowers", "win_tile", "bogus"]
+                  + list(NEW_FLAGS) + list(ZH.values()))
+# Hands the first-turn / ready flags meet: closed, exposed pung, concealed
+# kong, exposed kong; the winning tile 3m is the only copy, so last_copy and
+# robbing a kong are possible.
+SITUATION_BASES = ["12m456p789s55mEEE 3m", "[EEE]12m456p789s55m 3m",
+                   "{EEEE}12m456p789s55m 3m", "[EEEE]12m456p789s55m 3m"]
 
 
 @FAST
@@ -105,6 +120,31 @@ SITUATION_KEYS = ["self_drawn", "last_copy", "kong", "last_wall", "seat_wind", "
 def test_random_situation_keywords(kwargs):
     outcome(parse_hand, BASE, **kwargs)
     outcome(parse_hand, "[555m]123p456p789s1s 5m", **kwargs)
+
+
+FLAG_KEYS = list(ALL_FLAGS) + list(ZH.values())
+ZH_TO_NAME = {zh: name for name, zh in ZH.items()}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(SITUATION_BASES),
+       st.dictionaries(st.sampled_from(FLAG_KEYS),
+                       st.one_of(st.booleans(), st.sampled_from([0, 1, None])), max_size=7),
+       st.integers(0, 3), st.booleans())
+def test_random_first_turn_situations(base, flags, seat, as_tokens):
+    """Random sets of the eleven flags (canonical or Chinese names, bools,
+    0/1 or None), as keywords or as tokens: a Hand that keeps the rules, or a
+    HandError."""
+    hand = outcome(parse_hand, base, seat=seat, **flags)
+    if as_tokens:
+        words = [key for key, value in flags.items() if value]
+        by_tokens = outcome(parse_hand, f"{base} | seat={'ESWN'[seat]} {' '.join(words)}")
+        names = [ZH_TO_NAME.get(key, key) for key in flags]
+        if len(set(names)) == len(names):  # a name and its alias both: "given twice"
+            assert by_tokens == hand
+    if hand is not None:
+        for key, value in flags.items():
+            assert getattr(hand, ZH_TO_NAME.get(key, key)) is bool(value)
 
 
 # ---------------------------------------------------------------------------
@@ -172,6 +212,10 @@ def valid_hands(draw):
         seat_wind=draw(st.integers(0, 3)),
         round_wind=draw(st.integers(0, 3)),
     )
+    # First-turn / ready flags: each one drawn is kept if the set stays legal.
+    for name in draw(st.permutations(NEW_FLAGS))[:draw(st.integers(0, 4))]:
+        if not situation_problems({**sit, name: True}, melds, sit["seat_wind"]):
+            sit[name] = True
     flower_tiles = sorted(draw(st.sets(st.integers(34, 41), max_size=8)))
     count_only = draw(st.booleans())
     expected = Hand(tuple(tiles), tuple(melds), win, **sit,
@@ -205,6 +249,8 @@ def valid_hands(draw):
             else:
                 kwargs[key] = rnd.choice([value, HONOR_LETTERS[value]])
         elif value:
+            if name in ZH and rnd.random() < 0.3:
+                name = ZH[name]  # the Chinese alias
             if in_suffix:
                 tokens.append(name)
             else:

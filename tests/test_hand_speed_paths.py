@@ -20,19 +20,29 @@ from mjkit.errors import HandError
 from mjkit.hand import Hand, Meld, parse_hand
 from mjkit.random_hands import random_winning_hands
 
+try:
+    from test_hand_situation import situation_problems  # tests/ is on sys.path
+except ImportError:  # pragma: no cover - run as a package
+    from tests.test_hand_situation import situation_problems
+
 FIELDS = tuple(Hand.__dataclass_fields__)
 ALPHABET = (list("0123456789mpszf ESWNPFC[]{}|=,_\t\u3000xe") + list(T.TILE_GLYPHS)
             + ["\U0001F02B", "５"])
 TOKENS = ["self_drawn", "last_copy", "kong", "last_wall", "seat=S", "seat = W", "round=N",
           "round=1", "flowers=2", "flowers=1f3f", "flowers=9", "flowers=", "win_tile=E",
           "win_tile=5m", "seat", "tsumo", "round_wind=south", ",", "=", "flowers=1f1f",
-          "kong=1", "seat=东", "seat=West"]
+          "kong=1", "seat=东", "seat=West", "heavenly_hand", "earthly_hand", "human_hand",
+          "heavenly_ready", "earthly_ready", "declared_ready", "double_ready", "天和", "人和",
+          "地听", "报听", "双报听", "报听=1", "double_ready=", "天"]
 EXTRA_VALID = [
     "[123m]{EEEE}456p789s1p 1p", "1 2 3 m4 56p789s5 5mE E E", "[555p][1111s]{9999m}[123m] C C",
     "123m456p789s55mEE E | seat = N, round = south", "123m 1f 456p789s55mEE 3f E",
     "🀇🀈🀉🀙🀚🀛🀐🀑🀒🀋🀋🀀🀀 🀀", "123m456p789s55mEE E|win_tile=5m",
     "[5555m]123p456p789s1s 1s | self_drawn kong", "[555m]123p456p789s1s 5m | last_copy",
     "{5555m}123p456p789s1s 1s | self_drawn kong", "[321m] 5m5m 987s 654p E E E",
+    "123m456p789s55mEE E | self_drawn heavenly_hand", "123m456p789s55mEE E | 人和",
+    "123m456p789s55mEE E | self_drawn earthly_hand heavenly_ready double_ready seat=S",
+    "{5555m}123p456p789s1s 1s | declared_ready 双报听", "123m456p789s55mEE E | earthly_ready",
 ]
 
 
@@ -138,7 +148,9 @@ def reference_parse_suffix(text):
 
 
 def reference_validate(hand):
-    """The original, numpy-based Hand._validate (cross-field checks)."""
+    """The original, numpy-based Hand._validate (cross-field checks), with the
+    first-turn / ready rules as tests/test_hand_situation.py states them; a
+    refusal by those says only "situation: ..."."""
     H._check_count(len(hand.concealed), len(hand.melds))
     win = hand.win_tile
     name = T.tile_to_str(win)
@@ -150,6 +162,10 @@ def reference_validate(hand):
         c, m = int(in_hand[t]), int(in_melds[t])
         raise HandError(f"{H._ordinal(c + m)} copy of {T.tile_to_str(t)} "
                         f"({c} in hand, {m} in melds); only 4 exist")
+    flags = {name: getattr(hand, name) for name in H._FLAGS}
+    problems = situation_problems(flags, hand.melds, hand.seat_wind)
+    if problems:
+        raise HandError("situation: " + "; ".join(problems))
     others = int(in_hand[win]) - 1
     if hand.kong and hand.self_drawn:
         if not any(m.kind == "kong" for m in hand.melds):
@@ -227,6 +243,7 @@ def test_direct_construction_fast_and_general_paths_agree():
                          kong=rnd.random() < 0.3, last_wall=rnd.random() < 0.2,
                          seat_wind=rnd.randrange(4), round_wind=rnd.randrange(4),
                          flowers=rnd.randrange(9))
+        situation.update(random_first_turn_flags(rnd))
         fast = outcome(Hand, tuple(tiles), chosen, win, **situation)
         general = outcome(Hand, [np.int64(t) for t in tiles], list(chosen), np.int64(win),
                           **{k: np.int64(v) if "wind" in k or k == "flowers" else np.bool_(v)
@@ -235,8 +252,10 @@ def test_direct_construction_fast_and_general_paths_agree():
         if len(chosen) <= 4:  # more is refused before the cross-field checks
             reference = outcome(reference_validate,
                                 unvalidated(tiles, chosen, win, **situation))
-            assert fast[0] == reference[0]
-            if reference[0] == "error":
+            assert fast[0] == reference[0], (tiles, chosen, win, situation, fast)
+            if reference[0] == "error" and reference[1].startswith("situation: "):
+                assert any(name in fast[1] for name in H._SITUATION_FLAGS if situation[name])
+            elif reference[0] == "error":
                 assert fast[1] == reference[1]
         if fast[0] == "ok":
             n_ok += 1
@@ -244,6 +263,44 @@ def test_direct_construction_fast_and_general_paths_agree():
         else:
             assert fast[1] == general[1]
     assert n_ok > 200
+
+
+def random_first_turn_flags(rnd):
+    """The seven first-turn / ready flags, each set now and then."""
+    return {name: rnd.random() < 0.12 for name in H._SITUATION_FLAGS}
+
+
+def test_first_turn_flags_fast_and_checked_paths_agree():
+    """parse_hand (fast scanner, _trusted_hand) against the checked path and
+    against Hand(...) with loosely typed values, on random hands with random
+    first-turn / ready flags: same Hand or same error."""
+    rnd = random.Random(13)
+    n_ok = n_flagged = 0
+    for text in random_winning_hands(2000, seed=17):
+        situation = random_first_turn_flags(rnd)
+        situation.update(self_drawn=rnd.random() < 0.5, seat_wind=rnd.randrange(4))
+        if rnd.random() < 0.5:  # some as tokens, Chinese names now and then
+            words = [rnd.choice([name, H._SITUATION_ZH[name]])
+                     for name in H._SITUATION_FLAGS if situation.pop(name)]
+            text += (" " if "|" in text else " | ") + " ".join(words)
+        fast, slow = outcome(parse_hand, text, **situation), outcome(checked_parse, text,
+                                                                     **situation)
+        assert fast[0] == slow[0], (text, situation)
+        if fast[0] == "error":
+            assert fast[1] == slow[1]
+            continue
+        hand = fast[1]
+        n_ok += 1
+        n_flagged += any(getattr(hand, name) for name in H._SITUATION_FLAGS)
+        assert fields_of(hand) == fields_of(slow[1]) and parse_hand(str(hand)) == hand
+        loose = {name: np.bool_(getattr(hand, name)) for name in H._FLAGS}
+        again = Hand([np.int64(t) for t in hand.concealed], list(hand.melds),
+                     np.int64(hand.win_tile), seat_wind=hand.seat_wind,
+                     round_wind=np.int64(hand.round_wind), flowers=hand.flowers,
+                     flower_tiles=hand.flower_tiles, **loose)
+        plain = Hand(**{name: getattr(hand, name) for name in FIELDS})
+        assert fields_of(again) == fields_of(hand) == fields_of(plain)
+    assert n_ok > 500 and n_flagged > 150
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -25,6 +25,7 @@ from .fans import (
 )
 from .layout import (
     CHOW, COUNTS, DEC_COUNTED, DEC_FORM, DEC_KNIT, DEC_LEN, DEC_PAIR, DEC_SETS, DEC_WILD,
+    DEC_WILD_WIN,
     F_KONG, F_LAST_COPY, F_LAST_WALL, F_LEFTMOST, F_SELF_DRAWN, F_WILD_SUBST, FLAGS,
     FLOWER_MASK, FLOWERS, FORM_EIGHT_FLOWERS, FORM_HONORS_KNITTED, FORM_KNITTED_STRAIGHT,
     FORM_NONE, FORM_REGULAR, FORM_SEVEN_PAIRS, FORM_THIRTEEN_ORPHANS, KONG, LIANLA, M_CHOW,
@@ -34,6 +35,7 @@ from .shapes import (
     MAX_DIVISIONS, count_waits, enumerate_divisions, find_knitted, honors_knitted_kind,
     is_thirteen_orphans, knitted_tile, leftmost_wait, seven_pairs_kind,
 )
+from .wild import wild_completions
 
 # Scratch space: one int64 array per thread, carved into views, so that
 # scoring a hand allocates nothing (allocation dominated the run time and
@@ -587,14 +589,117 @@ def _bonus(b, count, fan, raw, want_raw, points, excl_ptr, excl_idx):
 
 @njit(cache=True)
 def score_hand_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
-                   fan, raw, dec, ws):
-    """Score one row, wild tiles included: the entry point of every caller."""
-    return score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
+                   wtable, fan, raw, dec, ws):
+    """Score one row, wild tiles included: the entry point of every caller.
+
+    Without a wild tile in the concealed hand this is :func:`score_row`.
+    With one, every multiset of kinds the wild copies can stand for that
+    completes the hand (``wild.wild_completions``, a pruned search) is
+    scored, the winning tile trying each kind it could be if it is wild
+    itself, and the best kept: most fans toward the bar, then the highest
+    total, the first found on ties.  ``dec`` records what the wild tiles
+    stood for.
+    """
+    w = row[WILD]
+    if w < 0 or row[COUNTS + w] == 0:
+        return score_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
+                         fan, raw, dec, ws)
+    n_wild = row[COUNTS + w]
+    c = np.zeros(34, np.int64)
+    fixed = np.zeros(34, np.int64)
+    for t in range(34):
+        c[t] = row[COUNTS + t]
+    c[w] = 0
+    n_fixed = 0
+    for i in range(4):
+        mt = row[MELDS + 2 * i]
+        t = row[MELDS + 2 * i + 1]
+        if mt == 0:
+            continue
+        n_fixed += 1
+        if mt == M_CHOW:
+            fixed[t] += 1
+            fixed[t + 1] += 1
+            fixed[t + 2] += 1
+        elif mt == M_PUNG:
+            fixed[t] += 3
+        else:
+            fixed[t] += 4
+    cap = 256
+    out = np.empty((cap, 4), np.int64)
+    m = wild_completions(c, fixed, n_wild, n_fixed, wtable, out)
+    while m < 0:
+        cap *= 4
+        out = np.empty((cap, 4), np.int64)
+        m = wild_completions(c, fixed, n_wild, n_fixed, wtable, out)
+
+    nf = points.shape[0]
+    row2 = np.empty(row.shape[0], row.dtype)
+    for j in range(row.shape[0]):
+        row2[j] = row[j]
+    fan_t = np.zeros(nf, np.int64)
+    raw_t = np.zeros(raw.shape[0], np.int64)
+    dec_t = np.zeros(dec.shape[0], np.int64)
+    win_is_wild = row[WIN] == w
+    best = -1
+    best_counted = -1
+    found = False
+    for k in range(m):
+        subst = False
+        for t in range(34):
+            row2[COUNTS + t] = c[t]
+        for j in range(n_wild):
+            a = out[k, j]
+            row2[COUNTS + a] += 1
+            if a != w:
+                subst = True
+        row2[FLAGS] = (row[FLAGS] | F_WILD_SUBST) if subst else (row[FLAGS] & ~F_WILD_SUBST)
+        for j in range(n_wild if win_is_wild else 1):
+            if win_is_wild:
+                if j > 0 and out[k, j] == out[k, j - 1]:
+                    continue  # the same kind again: the same hand
+                row2[WIN] = out[k, j]
+            total = score_row(row2, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
+                              table, fan_t, raw_t, dec_t, ws)
+            if total < 0:
+                continue
+            counted = dec_t[DEC_COUNTED]
+            if not found or counted > best_counted or (counted == best_counted and total > best):
+                found = True
+                best = total
+                best_counted = counted
+                for f in range(nf):
+                    fan[f] = fan_t[f]
+                for f in range(raw.shape[0]):
+                    raw[f] = raw_t[f]
+                for f in range(dec.shape[0]):
+                    dec[f] = dec_t[f]
+                for i in range(4):
+                    dec[DEC_WILD + i] = out[k, i] if i < n_wild else -1
+                dec[DEC_WILD_WIN] = 1 if win_is_wild else 0
+                if win_is_wild:
+                    # list the winning tile's kind last
+                    a = row2[WIN]
+                    pos = 0
+                    for i in range(n_wild):
+                        if dec[DEC_WILD + i] == a:
+                            pos = i
+                    for i in range(pos, n_wild - 1):
+                        dec[DEC_WILD + i] = dec[DEC_WILD + i + 1]
+                    dec[DEC_WILD + n_wild - 1] = a
+    if found:
+        return best
+    # No completion: still a win if 八花聚顶 (the tiles do not matter).
+    row2[FLAGS] = row[FLAGS] | F_WILD_SUBST
+    for t in range(34):
+        row2[COUNTS + t] = row[COUNTS + t]
+    row2[WIN] = row[WIN]
+    return score_row(row2, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
                      fan, raw, dec, ws)
 
 
 @njit(cache=True, parallel=True)
-def score_rows(rows, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table,
+def score_rows(rows, points, excl_ptr, excl_idx, order, rank, tie_order, covers, table, wtable,
                used, totals, counted, fans, n_chunks):
     """Score many rows in parallel; ``totals[i]`` is -1 for an incomplete hand.
 
@@ -615,7 +720,7 @@ def score_rows(rows, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
         fan = ws[W_FAN:W_FAN + nf]
         for i in range(lo, hi):
             totals[i] = score_hand_row(rows[i], points, excl_ptr, excl_idx, order, rank,
-                                       tie_order, covers, table, fan, no_raw, dec, ws)
+                                       tie_order, covers, table, wtable, fan, no_raw, dec, ws)
             counted[i] = dec[DEC_COUNTED] if totals[i] >= 0 else -1
             for j in range(ncol):
                 fans[i, j] = fan[used[j]]

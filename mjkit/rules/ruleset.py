@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._kernels.tables import suit_table
+from .._kernels.tables import suit_table, wild_table
 from ..errors import HandError
 from .._kernels import fan_ids as _F
 from .catalogue import fan_catalogue
@@ -91,7 +91,8 @@ class RuleSet:
         return self._cache["points_list"]
 
     def kernel_args(self):
-        """Arrays for the kernels: points, 不计 as CSR, rule order and rank, tie order, covers, suit table."""
+        """Arrays for the kernels: points, 不计 as CSR, rule order and rank, tie order, covers,
+        the suit table and the wild-tile table."""
         if "args" not in self._cache:
             n = self.n_fans
             ptr = np.zeros(n + 1, np.int64)
@@ -108,7 +109,7 @@ class RuleSet:
             rank = np.empty(n, np.int64)
             rank[order] = np.arange(n)
             self._cache["args"] = (np.ascontiguousarray(self.points, np.int64), ptr, idx,
-                                   order, rank, _tie_order(), covers, suit_table())
+                                   order, rank, _tie_order(), covers, suit_table(), wild_table())
         return self._cache["args"]
 
     def derive(self, name, *, points=None, drop=(), minimum=None, excludes=None,
