@@ -334,8 +334,12 @@ _KIND_NAMES = {L.CHOW: "chow", L.PUNG: "pung", L.KONG: "kong"}
 
 
 def _after_keys(rs):
-    keys = catalogue_lists().key
-    return frozenset(keys[i] for i, a in enumerate(rs.after_minimum) if a)
+    cached = rs._cache.get("after_keys")
+    if cached is None:
+        keys = catalogue_lists().key
+        cached = rs._cache["after_keys"] = frozenset(
+            keys[i] for i, a in enumerate(rs.after_minimum) if a)
+    return cached
 
 
 def _client_notes(rs, fans, form):
@@ -363,24 +367,29 @@ def _label(cat, i, count):
     return cat.zh[i], cat.en[i]
 
 
+def _line_order(f):
+    return (f.key != "LIANLA", -f.points, f.id)
+
+
 def _build_result(hand, rs, total, fan, raw, dec, *, lianla=0, wild=-1, wait_rule="unique"):
     cat = catalogue_lists()
     points = rs.points_list
     fan_l = fan.tolist()
     raw_l = raw.tolist()
     present = [i for i, v in enumerate(fan_l) if v]
+    had = [j for j, v in enumerate(raw_l) if v and points[j]]
+    excludes = rs.excludes
+    zh_names = cat.zh
     fans = []
     for i in present:
         zh, en = _label(cat, i, fan_l[i])
+        ex = excludes[i]
         fans.append(FanLine(cat.id[i], cat.key[i], zh, en, points[i], fan_l[i],
-                            tuple(cat.zh[j] for j in rs.excludes[i] if raw_l[j] and points[j])))
+                            tuple([zh_names[j] for j in had if j in ex]) if ex else ()))
     # 连N拉N first (players say 连2拉2 + 清一色), then highest fan first.
-    fans.sort(key=lambda f: (f.key != "LIANLA", -f.points, f.id))
-    not_counted = []
-    for j, v in enumerate(raw_l):
-        if v and points[j] and not fan_l[j]:
-            by = tuple(cat.zh[i] for i in present if j in rs.excludes[i])
-            not_counted.append((cat.zh[j], by))
+    fans.sort(key=_line_order)
+    not_counted = [(zh_names[j], tuple([zh_names[i] for i in present if j in excludes[i]]))
+                   for j in had if not fan_l[j]]
     d = dec.tolist()
     form = d[L.DEC_FORM]
     sets = []

@@ -159,10 +159,12 @@ class RuleSet:
     @property
     def streak_points(self):
         """Points per level of 连N拉N (0: the rule set has no 连拉)."""
-        return int(self.points[_LIANLA])
+        return self.points_list[_LIANLA]
 
     def threshold(self, lianla=0):
         """Fans a hand itself needs to win at 连N拉N: ``max(minimum - 4N, 0)``."""
+        if lianla == 0 and type(lianla) is int:
+            return self.minimum
         n = _streak_level(lianla)
         if n and not self.streak_points:
             raise HandError(f"rule set {self.name!r} has no 连拉 (lianla={n} given); "
