@@ -35,7 +35,7 @@ from .shapes import (
     MAX_DIVISIONS, count_waits, enumerate_divisions, find_knitted, honors_knitted_kind,
     is_thirteen_orphans, knitted_tile, leftmost_wait, seven_pairs_kind,
 )
-from .wild import wild_completions
+from .wild import WILD_WS_LEN, wild_completions_ws
 
 # Scratch space: one int64 array per thread, carved into views, so that
 # scoring a hand allocates nothing (allocation dominated the run time and
@@ -62,7 +62,8 @@ W_IDX = W_DKEY + MAX_DIVISIONS        # MAX_DIVISIONS visiting order
 W_FAN = W_IDX + MAX_DIVISIONS         # MAX_FANS: a row's fans (batch scoring)
 W_PRES = W_FAN + MAX_FANS             # MAX_FANS: fans present, in rule order
 W_LM = W_PRES + MAX_FANS               # 50: the old client's reading (leftmost_wait)
-WS_LEN = W_LM + 50
+W_WILD = W_LM + 50                     # the wild-tile search's own scratch
+WS_LEN = W_WILD + WILD_WS_LEN
 
 # 边张 / 嵌张 / 单钓将 by the codes leftmost_wait returns (0 = none).
 _WAIT_FAN = (-1, F.EDGE_WAIT, F.CLOSED_WAIT, F.SINGLE_WAIT)
@@ -625,13 +626,16 @@ def score_hand_row(row, points, excl_ptr, excl_idx, order, rank, tie_order, cove
             fixed[t] += 3
         else:
             fixed[t] += 4
-    cap = 256
+    # 2048 rows hold every case seen (at most 1035, for 3344556677m and four
+    # wild tiles); a larger array is tried if ever needed.
+    cap = 2048
+    wws = ws[W_WILD:W_WILD + WILD_WS_LEN]
     out = np.empty((cap, 4), np.int64)
-    m = wild_completions(c, fixed, n_wild, n_fixed, wtable, out)
+    m = wild_completions_ws(c, fixed, n_wild, n_fixed, wtable, out, wws)
     while m < 0:
         cap *= 4
         out = np.empty((cap, 4), np.int64)
-        m = wild_completions(c, fixed, n_wild, n_fixed, wtable, out)
+        m = wild_completions_ws(c, fixed, n_wild, n_fixed, wtable, out, wws)
 
     nf = points.shape[0]
     row2 = np.empty(row.shape[0], row.dtype)
