@@ -374,10 +374,9 @@ def _line_order(f):
 def _build_result(hand, rs, total, fan, raw, dec, *, lianla=0, wild=-1, wait_rule="unique"):
     cat = catalogue_lists()
     points = rs.points_list
-    fan_l = fan.tolist()
-    raw_l = raw.tolist()
-    present = [i for i, v in enumerate(fan_l) if v]
-    had = [j for j, v in enumerate(raw_l) if v and points[j]]
+    present = fan.nonzero()[0].tolist()
+    fan_l = dict(zip(present, fan[present].tolist()))
+    had = [j for j in raw.nonzero()[0].tolist() if points[j]]
     excludes = rs.excludes
     zh_names = cat.zh
     fans = []
@@ -389,7 +388,7 @@ def _build_result(hand, rs, total, fan, raw, dec, *, lianla=0, wild=-1, wait_rul
     # 连N拉N first (players say 连2拉2 + 清一色), then highest fan first.
     fans.sort(key=_line_order)
     not_counted = [(zh_names[j], tuple([zh_names[i] for i in present if j in excludes[i]]))
-                   for j in had if not fan_l[j]]
+                   for j in had if j not in fan_l]
     d = dec.tolist()
     form = d[L.DEC_FORM]
     sets = []
