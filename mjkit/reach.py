@@ -1,0 +1,195 @@
+"""Reach analysis: what a ready hand waits for, and what each wait is worth.
+
+:func:`waits` tries every tile kind as the winning tile of a 13-tile hand,
+scores the completed hands with the same kernel as :func:`mjkit.score` and
+says, per winning tile, how many copies are still unseen, the fans and total
+it would score and whether that win is legal at the 连拉 level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .errors import HandError
+from .hand import Hand, _scan_tile_part, parse_hand
+from .rules import get_rules
+from .score import score
+from .tiles import N_KINDS, parse_tiles, tile_to_str, tiles_to_str
+
+__all__ = ["Wait", "WaitsResult", "waits"]
+
+
+@dataclass(frozen=True)
+class Wait:
+    """One winning tile of a ready hand."""
+
+    tile: str
+    unseen: int
+    total: int
+    hand_points: int
+    legal: bool
+    short_by: int
+    fans: tuple
+    result: object = field(repr=False, compare=False, default=None)
+
+
+@dataclass
+class WaitsResult:
+    """The waits of a 13-tile hand (see :func:`waits`)."""
+
+    hand: str
+    rules: str
+    lianla: int
+    bar: int
+    waits: list
+
+    @property
+    def tiles(self):
+        """The winning tiles, in tile order."""
+        return [w.tile for w in self.waits]
+
+    @property
+    def is_ready(self):
+        return bool(self.waits)
+
+    @property
+    def unseen_total(self):
+        return sum(w.unseen for w in self.waits)
+
+    @property
+    def legal_unseen(self):
+        """Unseen copies of the tiles that would make a legal win."""
+        return sum(w.unseen for w in self.waits if w.legal)
+
+    def to_frame(self):
+        """One row per winning tile: unseen copies, total, counted fans, legality, fans."""
+        return pd.DataFrame(
+            [{"tile": w.tile, "unseen": w.unseen, "total": w.total,
+              "counted": w.hand_points, "legal": w.legal, "short_by": w.short_by,
+              "fans": " ".join(w.fans)} for w in self.waits],
+            columns=["tile", "unseen", "total", "counted", "legal", "short_by", "fans"])
+
+    def summary(self, lang="en"):
+        """A few lines a player reads at a glance."""
+        level = f" at 连{self.lianla}拉{self.lianla}" if self.lianla else ""
+        if not self.waits:
+            return (f"{self.hand}: 未听牌 (not ready)" if lang == "zh"
+                    else f"{self.hand}: not ready: no tile completes it")
+        if lang == "zh":
+            lines = [f"{self.hand}：听 {len(self.waits)} 种牌，共 {self.unseen_total} 张未见；"
+                     f"起和 {self.bar}{'（连' + str(self.lianla) + '拉' + str(self.lianla) + '）' if self.lianla else ''}"]
+            for w in self.waits:
+                verdict = "够番" if w.legal else f"P胡，差 {w.short_by} 番"
+                lines.append(f"  {w.tile}（剩 {w.unseen} 张）：{w.hand_points} 番，{verdict}"
+                             f" — {' '.join(w.fans)}")
+            return "\n".join(lines)
+        lines = [f"{self.hand}: waits on {len(self.waits)} kind(s), {self.unseen_total} unseen; "
+                 f"{self.bar} fans needed{level}, {self.legal_unseen} unseen tiles make a legal win"]
+        for w in self.waits:
+            verdict = "legal" if w.legal else f"P胡: {w.short_by} short"
+            lines.append(f"  {w.tile} ({w.unseen} left): {w.hand_points} counted fans, "
+                         f"{verdict} - {' '.join(w.fans)}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.summary()
+
+    def _repr_html_(self):
+        return self.to_frame().to_html(index=False)
+
+
+def _visible_counts(visible):
+    counts = [0] * N_KINDS
+    if visible is None:
+        return counts
+    tiles = parse_tiles(visible) if isinstance(visible, str) else list(visible)
+    for t in tiles:
+        if isinstance(t, str):
+            t = parse_tiles(t)[0]
+        if not isinstance(t, int) or not 0 <= t < N_KINDS:
+            raise HandError(f"visible tiles must be tile kinds (no flowers), got {t!r}")
+        counts[t] += 1
+    return counts
+
+
+def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visible=None,
+          **situation):
+    """Every winning tile of a 13-tile hand, what it scores and whether it is legal.
+
+    Parameters
+    ----------
+    hand13 : str
+        The hand before the winning tile, in notation: melds and 13 − 3k
+        concealed tiles, e.g. ``"[123m] 456p 789s 5m EEE"``; an optional
+        ``| situation`` suffix as for :func:`mjkit.parse_hand`.
+    rules, lianla, wild, wait_rule
+        As for :func:`mjkit.score`.  ``dazhong32`` wins are self-drawn, so
+        there ``self_drawn`` defaults to True.
+    visible : str or list, optional
+        Tiles seen elsewhere (discards, other players' melds): they reduce
+        the unseen copies.
+    **situation
+        Situation of the win (``self_drawn``, ``seat_wind``, ...).
+
+    Returns
+    -------
+    WaitsResult
+        ``.waits`` (one :class:`Wait` per winning tile), ``.to_frame()``,
+        ``.summary()``.
+
+    Raises
+    ------
+    HandError
+        For a malformed hand, a hand that is not 13 tiles (melds counted
+        as 3), or more copies of a tile than exist.
+    """
+    if isinstance(hand13, Hand):
+        raise HandError("waits() takes the 13 tiles before the win, in notation; a Hand "
+                        "already has its winning tile")
+    if not isinstance(hand13, str):
+        raise HandError(f"expected a hand in notation (str), got {type(hand13).__name__}")
+    melds, tiles = _scan_tile_part(hand13.partition("|")[0])
+    n = sum(1 for t in tiles if t < N_KINDS)
+    if n != 13 - 3 * len(melds):
+        raise HandError(f"waits() takes the hand before the win: {13 - 3 * len(melds)} "
+                        f"concealed tiles with {len(melds)} meld(s), got {n}")
+    rs = get_rules(rules)
+    if rs.self_drawn_only:
+        situation.setdefault("self_drawn", True)
+    seen = _visible_counts(visible)
+    found = []
+    base = None
+    checked_any = False
+    for t in range(N_KINDS):
+        try:
+            h = parse_hand(hand13, win_tile=t, **situation)
+        except HandError as exc:
+            msg = str(exc)
+            if "copy" in msg and "only 4 exist" in msg:
+                continue  # all four copies already held: not a wait
+            if "winning tile" in msg or "last_copy" in msg or "robbing" in msg:
+                continue  # a situation this tile cannot have (e.g. 和绝张 with a pair)
+            raise
+        checked_any = True
+        if base is None:
+            base = h
+        held = h.all_counts()[t]  # includes the winning tile itself
+        unseen = 4 - (held - 1) - seen[t]
+        if unseen < 0:
+            raise HandError(f"visible tiles: {seen[t]} {tile_to_str(t)} seen but "
+                            f"{held - 1} already in the hand; only 4 exist")
+        r = score(h, rules=rs, lianla=lianla, wild=wild, wait_rule=wait_rule)
+        if not r.is_win:
+            continue
+        found.append(Wait(tile=tile_to_str(t), unseen=unseen, total=r.total,
+                          hand_points=r.hand_points, legal=r.legal, short_by=r.short_by,
+                          fans=tuple(f.zh for f in r.fans), result=r))
+    if not checked_any:
+        raise HandError("no tile can be added to this hand (every kind is used up)")
+    rest = list(base.concealed)
+    rest.remove(base.win_tile)
+    text = "".join(str(m) for m in base.melds) + tiles_to_str(rest)
+    return WaitsResult(hand=text, rules=rs.name, lianla=lianla, bar=rs.threshold(lianla),
+                       waits=found)
