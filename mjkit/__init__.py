@@ -6,9 +6,10 @@ from .errors import HandError
 from .hand import Hand, Meld, parse_hand
 from .rules import RuleSet, get_rules, rule_names, threshold
 from .score import BatchResult, HandBatch, ScoreResult, fan_table, score, score_batch
+from .reach import waits
 
 __all__ = [
     "HandError", "Hand", "Meld", "parse_hand", "RuleSet", "get_rules", "rule_names", "threshold",
     "score",
-    "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "__version__",
+    "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "waits", "__version__",
 ]

@@ -6,6 +6,7 @@ Examples::
     python -m mjkit score "123m456p789s55mEE E | self_drawn" --json
     python -m mjkit score "123456789m111pE E" --rules dazhong32 --self-drawn --lianla 3
     python -m mjkit score "PP 123m456m789m11m 1m" --rules dazhong32 --self-drawn --wild P
+    python -m mjkit waits "123m234m345m678m9m" --rules dazhong32 --lianla 2
     python -m mjkit fans --rules dazhong32
     python -m mjkit notebooks
 
@@ -129,7 +130,7 @@ def _situation(args):
     situation = {
         "self_drawn": args.self_drawn, "last_copy": args.last_copy, "kong": args.kong,
         "last_wall": args.last_wall, "seat_wind": args.seat, "round_wind": args.round,
-        "flowers": args.flowers, "win_tile": args.win_tile,
+        "flowers": args.flowers, "win_tile": getattr(args, "win_tile", None),
     }
     for name in _FIRST_TURN:
         if getattr(args, name):
@@ -248,6 +249,24 @@ def _cmd_score(args):
     return OK if result.is_win else NOT_WIN
 
 
+def _cmd_waits(args):
+    import mjkit
+
+    result = mjkit.waits(" ".join(args.hand), rules=args.rules, wild=args.wild,
+                         lianla=args.lianla, wait_rule=args.wait_rule, visible=args.visible,
+                         **_situation(args))
+    if args.json:
+        print(json.dumps({"hand": result.hand, "rules": result.rules, "lianla": result.lianla,
+                          "bar": result.bar,
+                          "waits": [{"tile": w.tile, "unseen": w.unseen, "total": w.total,
+                                     "counted": w.hand_points, "legal": w.legal,
+                                     "short_by": w.short_by, "fans": list(w.fans)}
+                                    for w in result.waits]}, ensure_ascii=False, indent=2))
+    else:
+        print(result.summary(args.lang))
+    return OK if result.is_ready else NOT_WIN
+
+
 # --------------------------------------------------------------------------
 # fans
 # --------------------------------------------------------------------------
@@ -308,6 +327,34 @@ def _cmd_notebooks(args):
 # parser and main
 # --------------------------------------------------------------------------
 
+def _add_game_options(p):
+    """Rule set, game options, situation and output options shared by score and waits."""
+    p.add_argument("--rules", default="gb",
+                   help="rule set: gb, dazhong or dazhong32 (default: gb)")
+    p.add_argument("--lianla", type=int, default=0, metavar="N",
+                   help="dealer streak level 连N拉N (dazhong32): adds 4N toward the bar")
+    p.add_argument("--wild", metavar="TILE", help="the wild tile (财神) of the game, e.g. P")
+    p.add_argument("--wait-rule", choices=("unique", "leftmost"), default="unique",
+                   help="wait fans on a sole wait (国标, default) or read from the left "
+                        "as the old 联众 client does")
+    flag = argparse.BooleanOptionalAction
+    p.add_argument("--self-drawn", action=flag, default=None, help="won by self-draw (自摸)")
+    p.add_argument("--last-copy", action=flag, default=None,
+                   help="the winning tile is the last copy (和绝张)")
+    p.add_argument("--kong", action=flag, default=None,
+                   help="won on a kong replacement (杠上开花) or robbing a kong (抢杠和)")
+    p.add_argument("--last-wall", action=flag, default=None,
+                   help="won on the last tile of the wall (妙手回春 / 海底捞月)")
+    p.add_argument("--seat", metavar="WIND", help="seat wind (门风): E S W N")
+    p.add_argument("--round", metavar="WIND", help="prevalent wind (圈风): E S W N")
+    p.add_argument("--flowers", metavar="N|TILES", help="flowers: a count or tiles like 1f3f")
+    for name, help_text in _FIRST_TURN.items():
+        p.add_argument("--" + name.replace("_", "-"), action="store_true", help=help_text)
+    p.add_argument("--lang", choices=("zh", "en"), default="zh",
+                   help="language of the report (default: zh)")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
 def build_parser():
     """The argparse parser of ``python -m mjkit``."""
     from . import __version__
@@ -332,33 +379,19 @@ def build_parser():
     sc.add_argument("hand", nargs="+",
                     help='the hand in notation, e.g. "[123m]456p789s55mEE E" '
                          "(quote it; several words are joined with spaces)")
-    sc.add_argument("--rules", default="gb",
-                    help="rule set: gb, dazhong or dazhong32 (default: gb)")
-    sc.add_argument("--lianla", type=int, default=0, metavar="N",
-                    help="dealer streak level 连N拉N (dazhong32): adds 4N toward the bar")
-    sc.add_argument("--wild", metavar="TILE", help="the wild tile (财神) of the game, e.g. P")
-    sc.add_argument("--wait-rule", choices=("unique", "leftmost"), default="unique",
-                    help="wait fans on a sole wait (国标, default) or read from the left "
-                         "as the old 联众 client does")
-    flag = argparse.BooleanOptionalAction
-    sc.add_argument("--self-drawn", action=flag, default=None, help="won by self-draw (自摸)")
-    sc.add_argument("--last-copy", action=flag, default=None,
-                    help="the winning tile is the last copy (和绝张)")
-    sc.add_argument("--kong", action=flag, default=None,
-                    help="won on a kong replacement (杠上开花) or robbing a kong (抢杠和)")
-    sc.add_argument("--last-wall", action=flag, default=None,
-                    help="won on the last tile of the wall (妙手回春 / 海底捞月)")
-    sc.add_argument("--seat", metavar="WIND", help="seat wind (门风): E S W N")
-    sc.add_argument("--round", metavar="WIND", help="prevalent wind (圈风): E S W N")
-    sc.add_argument("--flowers", metavar="N|TILES", help="flowers: a count or tiles like 1f3f")
+    _add_game_options(sc)
     sc.add_argument("--win-tile", metavar="TILE",
                     help="the winning tile, if not the last concealed tile")
-    for name, help_text in _FIRST_TURN.items():
-        sc.add_argument("--" + name.replace("_", "-"), action="store_true", help=help_text)
-    sc.add_argument("--lang", choices=("zh", "en"), default="zh",
-                    help="language of the report (default: zh)")
-    sc.add_argument("--json", action="store_true", help="print machine-readable JSON")
     sc.set_defaults(func=_cmd_score)
+
+    wa = sub.add_parser(
+        "waits", help="what a 13-tile hand waits for, and what each wait scores",
+        description="Every winning tile of a ready hand: unseen copies, fans, total and "
+                    "whether the win is legal at the 连拉 level.")
+    wa.add_argument("hand", nargs="+", help='the 13 tiles before the win, e.g. "123m234m345m678m9m"')
+    wa.add_argument("--visible", metavar="TILES", help="tiles seen elsewhere (discards, melds)")
+    _add_game_options(wa)
+    wa.set_defaults(func=_cmd_waits)
 
     fa = sub.add_parser("fans", help="list the fans of a rule set",
                         description="Print the fan catalogue of a rule set.")

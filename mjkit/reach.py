@@ -176,7 +176,7 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
         if base is None:
             base = h
         held = h.all_counts()[t]  # includes the winning tile itself
-        unseen = 4 - (held - 1) - seen[t]
+        unseen = int(4 - (held - 1) - seen[t])
         if unseen < 0:
             raise HandError(f"visible tiles: {seen[t]} {tile_to_str(t)} seen but "
                             f"{held - 1} already in the hand; only 4 exist")

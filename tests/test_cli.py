@@ -184,3 +184,28 @@ def test_module_entry_point():
         cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8", timeout=300)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and "Traceback" not in proc.stderr
+
+
+def test_waits_command(capsys):
+    code, out, err = run(capsys, "waits", "123m234m345m678m9m", "--rules", "dazhong32",
+                         "--lang", "en")
+    assert code == 0 and "3m (1 left)" in out and "legal" in out
+    code, out, _ = run(capsys, "waits", "123m234m345m678m9m", "--rules", "dazhong32", "--json")
+    data = json.loads(out)
+    assert [w["tile"] for w in data["waits"]] == ["3m", "6m", "9m"] and data["bar"] == 32
+    code, out, _ = run(capsys, "waits", "159m159p159sESWN")
+    assert code == 1
+    code, _, err = run(capsys, "waits", "123m")
+    assert code == 2 and "error:" in err
+
+
+def test_score_dazhong32_options(capsys):
+    code, out, _ = run(capsys, "score", "123456789m111pE E", "--rules", "dazhong32",
+                       "--self-drawn", "--lianla", "2", "--lang", "en")
+    assert code == 0 and "P胡 warning" in out and "1 short" in out
+    code, out, _ = run(capsys, "score", "PP 123m456m789m11m 1m", "--rules", "dazhong32",
+                       "--self-drawn", "--wild", "P", "--json")
+    data = json.loads(out)
+    assert data["wild_as"] == ["9m", "9m"] and data["legal"] is True
+    code, _, err = run(capsys, "score", "123456789m111pE E", "--rules", "dazhong32")
+    assert code == 2 and "self-draw only" in err
