@@ -13,3 +13,13 @@ __all__ = [
     "score",
     "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "waits", "__version__",
 ]
+
+
+def __getattr__(name):
+    # mjkit.exact loads on first use: `python -m mjkit.exact` must not find it
+    # imported already, and most users never need it.
+    if name == "exact":
+        import importlib
+
+        return importlib.import_module(".exact", __name__)
+    raise AttributeError(f"module 'mjkit' has no attribute {name!r}")
