@@ -260,3 +260,70 @@ def fan_points() -> dict[str, int]:
     out = dict(zip(PGB_FAN_NAMES, pts))
     out["明暗杠"] = 5
     return out
+
+
+# --------------------------------------------------------------------------
+# Shanten (向听): PyMahjongGB's per-form functions on 34-count arrays
+# --------------------------------------------------------------------------
+
+#: PyMahjongGB's shanten function of each mjkit form (``mjkit.shanten.FORMS``
+#: order).  Each takes the standing tiles only (13, or 10 / 7 / 4 / 1 for a
+#: hand with melds, which it treats as that many fixed sets) and returns
+#: ``(shanten, useful tile codes)``.
+SHANTEN_FUNCTIONS: tuple[str, ...] = (
+    "RegularShanten", "SevenPairsShanten", "ThirteenOrphansShanten",
+    "HonorsAndKnittedTilesShanten", "KnittedStraightShanten",
+)
+_CODE_INDEX = {code: i for i, code in enumerate(TILE_CODES)}
+
+
+def standing_codes(counts) -> tuple[str, ...]:
+    """PyMahjongGB tile codes of a 34-count array, in index order.
+
+    Parameters
+    ----------
+    counts : sequence of int
+        34 counts (0..4); the caller checks them (PyMahjongGB does not).
+
+    Returns
+    -------
+    tuple of str
+    """
+    return tuple(TILE_CODES[t] for t in range(34) for _ in range(int(counts[t])))
+
+
+def pgb_form_shanten(codes: tuple[str, ...], form: int) -> tuple[int, int] | None:
+    """PyMahjongGB's shanten and useful tiles for one form.
+
+    Parameters
+    ----------
+    codes : tuple of str
+        Standing tiles (see :func:`standing_codes`).
+    form : int
+        Index into :data:`SHANTEN_FUNCTIONS`.
+
+    Returns
+    -------
+    (int, int) or None
+        The shanten and the useful tiles as a bit mask over mjkit's tile
+        indices (bit t = index t); ``None`` when PyMahjongGB refuses the
+        hand for that form (``ERROR_INVALID_HAND``: a tile count the form
+        does not take).
+    """
+    if _mgb is None:
+        raise RuntimeError("PyMahjongGB (module MahjongGB) is not installed")
+    try:
+        value, useful = getattr(_mgb, SHANTEN_FUNCTIONS[form])(codes)
+    except TypeError:
+        return None
+    mask = 0
+    for code in useful:
+        mask |= 1 << _CODE_INDEX[code]
+    return value, mask
+
+
+def pgb_overall_shanten(codes: tuple[str, ...]) -> int:
+    """``MahjongGB.MahjongShanten`` of a closed hand (no packs; it ignores them anyway)."""
+    if _mgb is None:
+        raise RuntimeError("PyMahjongGB (module MahjongGB) is not installed")
+    return _mgb.MahjongShanten((), codes)

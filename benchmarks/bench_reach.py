@@ -1,0 +1,166 @@
+"""Reach-analysis speed: mjkit against PyMahjongGB on the same hands, in one run.
+
+    python benchmarks/bench_reach.py [--hands 100000] [--seed 1] [--repeats 5]
+
+Shanten section: the time to build the shanten tables from scratch and their
+memory; then the same random closed 13-tile hands (the first 13 tiles of a
+shuffled 136-tile wall, numpy ``default_rng(seed)``), prepared beforehand in
+each library's own form (an int64 ``(n, 34)`` count array for mjkit, tuples
+of tile codes for PyMahjongGB), through ``mjkit.shanten.shanten_batch`` on
+one thread and on all threads and through ``MahjongGB.MahjongShanten``.
+Target (issue): mjkit >= 20x PyMahjongGB.  For information it also times
+mjkit with every form's value and with useful tiles (PyMahjongGB computes
+neither in ``MahjongShanten``), and one ``shanten()`` call.
+
+Speed is measured here, never asserted in the tests.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import mjkit  # noqa: E402
+import mjkit.shanten as ms  # noqa: E402
+
+
+def best_rate(fn, n, repeats):
+    """Items per second of the fastest of ``repeats`` runs of ``fn``."""
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return n / best
+
+
+def random_closed(n, seed):
+    """``n`` closed 13-tile hands as an int64 (n, 34) count array."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((n, 34), np.int64)
+    for lo in range(0, n, 20_000):
+        m = min(n, lo + 20_000) - lo
+        tiles = np.argsort(rng.random((m, 136)), axis=1)[:, :13] // 4
+        np.add.at(out[lo:lo + m], (np.repeat(np.arange(m), 13), tiles.ravel()), 1)
+    return out
+
+
+def _fresh_process_tables():
+    """Seconds a new process takes to import mjkit.shanten and get its tables
+    (from the cache folder in ``MJKIT_CACHE_DIR``)."""
+    code = ("import time; t = time.perf_counter(); import mjkit.shanten as s; "
+            "s.shanten_tables(); print(f'{time.perf_counter() - t:.2f}')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=dict(os.environ))
+    return float(out.stdout.strip())
+
+
+def bench_shanten(args, counts):
+    """Shanten: table build and memory, batch throughput against PyMahjongGB."""
+    n = len(counts)
+    print("== shanten (向听) ==")
+    t = time.perf_counter()
+    suit, honor = ms.build_shanten_tables()
+    first = time.perf_counter() - t
+    t = time.perf_counter()
+    suit, honor = ms.build_shanten_tables()
+    again = time.perf_counter() - t
+    mem = (suit.nbytes + honor.nbytes) / 2 ** 20
+    print(f"tables: suit {suit.shape} + honours {honor.shape} uint8 = {mem:.1f} MiB; "
+          f"built from scratch in {again:.2f} s ({first:.2f} s for the first build of this "
+          "process, loading the compiled builder)")
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["MJKIT_CACHE_DIR"] = folder
+        try:
+            ms._load_or_build()                     # builds and writes the cache
+            t = time.perf_counter()
+            ms._load_or_build()
+            load = time.perf_counter() - t
+            where = ms.TABLE_INFO["source"]
+            cold = _fresh_process_tables()
+        finally:
+            del os.environ["MJKIT_CACHE_DIR"]
+    print(f"read back from the disk cache ({where}, memory-mapped, CRC-checked): "
+          f"{load * 1e3:.0f} ms")
+    print(f"new process: import mjkit.shanten and get its tables from the cache: {cold:.2f} s")
+    ms.shanten_batch(counts[:100], useful=True)   # compile / load the kernels
+
+    all_threads = numba.get_num_threads()
+    modes = (("overall", {}), ("every form", {"forms": True}),
+             ("forms + useful tiles", {"useful": True}))
+    rates = {}
+    for label, kw in modes:
+        for threads in sorted({1, all_threads}):
+            numba.set_num_threads(threads)
+            reps = args.repeats if label == "overall" else max(1, args.repeats // 2)
+            rates[label, threads] = best_rate(lambda: ms.shanten_batch(counts, **kw), n, reps)
+        numba.set_num_threads(all_threads)
+
+    try:
+        import MahjongGB
+        import pgb
+    except ImportError:
+        print("PyMahjongGB is not installed (pip install PyMahjongGB): no comparison")
+        peer = None
+    else:
+        hands = [pgb.standing_codes(c) for c in counts]
+        calc = MahjongGB.MahjongShanten
+
+        def run_peer():
+            for h in hands:
+                calc((), h)
+
+        peer = best_rate(run_peer, n, max(1, args.repeats // 2))
+        check = ms.shanten_batch(counts[:2000]).shanten
+        same = sum(int(calc((), h)) == int(v) for h, v in zip(hands[:2000], check))
+        print(f"same overall shanten as PyMahjongGB on {same} of 2000 hands checked here "
+              "(tests/test_shanten.py compares every form)")
+
+    print()
+    print(f"{n:,} random closed 13-tile hands (seed {args.seed}), hands per second:")
+    print(f"{'':<44}{'hands/s':>14}{'vs PyMahjongGB':>16}")
+    for (label, threads), r in rates.items():
+        ratio = f"{r / peer:.1f}x" if peer else "-"
+        name = f"mjkit shanten_batch, {label}, {threads} thr"
+        print(f"{name:<44}{r:>14,.0f}{ratio:>16}")
+    if peer:
+        print(f"{'PyMahjongGB MahjongShanten (1 core)':<44}{peer:>14,.0f}{'1.0x':>16}")
+        best = max(rates["overall", t] for t in {1, all_threads})
+        print(f"overall shanten: {best / peer:.1f}x PyMahjongGB (target >= 20x); "
+              f"{rates['overall', 1] / peer:.1f}x on one thread")
+
+    text13, text14 = "123m456p789s EES P", "1112345678999m E"
+    for text in (text13, text14):
+        ms.shanten(text)
+        per = 1e6 / best_rate(lambda: [ms.shanten(text) for _ in range(500)], 500, 3)
+        print(f"one shanten({text!r}) call: {per:.0f} us")
+    return rates, peer
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=100_000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args(argv)
+
+    print(f"mjkit {mjkit.__version__}, numba {numba.__version__}, "
+          f"{numba.config.NUMBA_NUM_THREADS} threads available")
+    counts = random_closed(args.hands, args.seed)
+
+    # Each section prints its own report on the shared random hands.
+    bench_shanten(args, counts)
+    print()
+
+    # ---- further reach-analysis sections go here (same `args`, `counts`) ----
+
+
+if __name__ == "__main__":
+    main()
