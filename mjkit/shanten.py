@@ -371,8 +371,8 @@ class ShantenResult:
     useful : list of (str, int)
         Tiles that lower the shanten (有效牌), with the copies still unseen
         (4 minus those in the hand, its melds and ``visible``), in tile
-        order.  For a 14-tile hand: those of the best discard
-        (:attr:`discard`).
+        order; a tile whose other copies are all visible stays listed, with
+        0.  For a 14-tile hand: those of the best discard (:attr:`discard`).
     useful_by_form : dict of str to list or None
         Useful tiles of each form on its own.
     unseen_total : int

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import collections
 import doctest
+import importlib
 import itertools
 import os
 from functools import lru_cache
@@ -39,11 +40,14 @@ import numpy as np
 import pytest
 
 import mjkit
-import mjkit.shanten as ms
 from mjkit import HandError
 from mjkit.random_hands import random_hand_parts, random_winning_hands
 from mjkit.shanten import FORMS, NO_FORM, shanten, shanten_batch
 from mjkit.tiles import parse_tiles, tile_to_str, tiles_to_str
+
+# The module itself: once mjkit exports the function shanten, the attribute
+# mjkit.shanten is that function and "import mjkit.shanten as ms" binds it.
+ms = importlib.import_module("mjkit.shanten")
 
 try:
     import pgb  # tests/ is on sys.path when it is not a package

@@ -711,6 +711,68 @@ def _analyse_ws(ws, n_melds, limit, mode, stab, htab):
 
 
 @njit(cache=True, inline="always")
+def _knitted_fast(ws, n_sets, bound, stab, htab):
+    """:func:`_knitted_straight` without melded copies or useful tiles.
+
+    The same search, all by table: the rest's keys are the hand's minus one
+    copy of each present sequence tile.
+    """
+    for k in range(6):
+        ws[W_KMISS + k] = 9 - _seq_present(ws, k)
+    best = INF
+    for _ in range(6):
+        k = 0
+        for kk in range(1, 6):
+            if ws[W_KMISS + kk] < ws[W_KMISS + k]:
+                k = kk
+        missing = ws[W_KMISS + k]
+        if missing >= bound or missing >= best:
+            break
+        ws[W_KMISS + k] = INF
+        for g in range(4):
+            ws[W_KKEYS + g] = ws[W_KEYS + g]
+        for i in range(9):
+            t = ws[W_SEQ + 9 * k + i]
+            if ws[W_CNT + t] > 0:
+                ws[W_KKEYS + t // 9] -= _POW5[t % 9]
+        best = min(best, missing + _need_keys(ws, W_KKEYS, n_sets, stab, htab))
+    return best
+
+
+@njit(cache=True, inline="always")
+def _analyse_fast(ws, n_melds, mode, stab, htab):
+    """:func:`_analyse_ws` for the usual batch: no melded copies, the copy
+    limit on, no useful tiles.  Inlined into the row loop, so the hot path
+    makes no function calls (each call passing arrays costs reference
+    counting)."""
+    best = _need_keys(ws, W_KEYS, 4 - n_melds, stab, htab)
+    ws[W_FORMS + REGULAR] = best
+    ws[W_FORMS + SEVEN_PAIRS] = INF
+    ws[W_FORMS + THIRTEEN_ORPHANS] = INF
+    ws[W_FORMS + HONORS_KNITTED] = INF
+    ws[W_FORMS + KNITTED_STRAIGHT] = INF
+    if n_melds == 0:
+        need = 7 - min(ws[W_PAIRS], 7)
+        ws[W_FORMS + SEVEN_PAIRS] = need
+        best = min(best, need)
+        need = 14 - ws[W_OKINDS] - ws[W_OPAIR]
+        ws[W_FORMS + THIRTEEN_ORPHANS] = need
+        best = min(best, need)
+        have = 0
+        for k in range(6):
+            have = max(have, _seq_present(ws, k))
+        need = 14 - min(have + ws[W_CLS + 9], 14)
+        ws[W_FORMS + HONORS_KNITTED] = need
+        best = min(best, need)
+    if n_melds <= 1:
+        need = _knitted_fast(ws, 1 - n_melds, best if mode == MODE_OVERALL else INF,
+                             stab, htab)
+        ws[W_FORMS + KNITTED_STRAIGHT] = need
+        best = min(best, need)
+    return best
+
+
+@njit(cache=True, inline="always")
 def _set_limits(ws, n_melds, melded, i, limit):
     """Copy limits of hand ``i`` (row ``i`` of ``melded``) into ``ws[W_CAP:]``."""
     if limit and n_melds > 0:
@@ -764,13 +826,16 @@ INVALID = -9
 
 
 @njit(cache=True, inline="always")
-def _melds_ok(counts, melded, i):
-    """No melded count below 0 and no kind past 4 copies with the melds."""
+def _melded_tiles(counts, melded, i):
+    """Tiles in hand ``i``'s melds, or -1 if a count is below 0 or a kind
+    passes 4 copies with the melds."""
+    total = 0
     for t in range(34):
         m = melded[i, t]
         if m < 0 or counts[i, t] + m > 4:
-            return False
-    return True
+            return -1
+        total += m
+    return total
 
 
 @njit(cache=True)
@@ -783,12 +848,16 @@ def _rows(lo, hi, counts, n_melds, melded, limit, mode, stab, htab, ws,
         # 14 - 3k tiles, 0..4 melds, at most 4 copies with the melds
         k = n_melds[i]
         total = _scan(counts, i, ws)
+        in_melds = _melded_tiles(counts, melded, i) if has_melded else 0
         if (k < 0 or k > 4 or (total != 13 - 3 * k and total != 14 - 3 * k)
-                or (has_melded and not _melds_ok(counts, melded, i))):
+                or in_melds < 0):
             out_shanten[i] = INVALID
             continue
-        _set_limits(ws, k, melded, i if has_melded else 0, limit)
-        best = _analyse_ws(ws, k, limit, mode, stab, htab)
+        if limit and mode != MODE_USEFUL and in_melds == 0:
+            best = _analyse_fast(ws, k, mode, stab, htab)
+        else:
+            _set_limits(ws, k, melded, i if has_melded else 0, limit)
+            best = _analyse_ws(ws, k, limit, mode, stab, htab)
         out_shanten[i] = best - 1
         if mode != MODE_OVERALL:
             for f in range(N_FORMS):
