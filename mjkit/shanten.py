@@ -279,33 +279,38 @@ def _read_hand(hand: Any, melds: Any) -> tuple[np.ndarray, list[Meld]]:
 
 
 def _check(counts: np.ndarray, melds: list[Meld], visible: np.ndarray) -> np.ndarray:
-    """Validate counts and copies; return the melded copies per kind."""
+    """Validate counts and copies; return the melded copies per kind.
+
+    Works on lists: for 34 numbers they are faster than numpy calls.
+    """
     if len(melds) > 4:
         raise HandError(f"more than 4 melds ({len(melds)})")
-    if (counts < 0).any():
-        t = int(np.argmax(counts < 0))
-        raise HandError(f"negative count {int(counts[t])} for {tile_to_str(t)}")
-    n = int(counts.sum())
+    c = counts.tolist()
+    if min(c) < 0:
+        t = min(range(N_KINDS), key=c.__getitem__)
+        raise HandError(f"negative count {c[t]} for {tile_to_str(t)}")
+    n = sum(c)
     k = len(melds)
     if n not in (13 - 3 * k, 14 - 3 * k):
         plural = "" if k == 1 else "s"
         raise HandError(f"wrong number of tiles: {n} concealed with {k} meld{plural}, "
                         f"expected {13 - 3 * k} or {14 - 3 * k}")
-    melded = np.zeros(N_KINDS, np.int64)
+    melded = [0] * N_KINDS
     for m in melds:
         for t in m.tiles:
             melded[t] += 1
-    own = counts + melded
-    if (own > 4).any():
-        t = int(np.argmax(own > 4))
-        raise HandError(f"{int(own[t])}th copy of {tile_to_str(t)} ({int(counts[t])} in hand, "
-                        f"{int(melded[t])} in melds); only 4 exist")
-    seen = own + visible
-    if (seen > 4).any():
-        t = int(np.argmax(seen > 4))
-        raise HandError(f"{int(seen[t])} copies of {tile_to_str(t)}: {int(own[t])} in the hand "
-                        f"and its melds, {int(visible[t])} visible; only 4 exist")
-    return melded
+    for t in range(N_KINDS):
+        own = c[t] + melded[t]
+        if own > 4:
+            raise HandError(f"{own}th copy of {tile_to_str(t)} ({c[t]} in hand, "
+                            f"{melded[t]} in melds); only 4 exist")
+    v = visible.tolist()
+    for t in range(N_KINDS):
+        if c[t] + melded[t] + v[t] > 4:
+            raise HandError(f"{c[t] + melded[t] + v[t]} copies of {tile_to_str(t)}: "
+                            f"{c[t] + melded[t]} in the hand and its melds, {v[t]} visible; "
+                            "only 4 exist")
+    return np.array(melded, np.int64)
 
 
 # --------------------------------------------------------------------------
@@ -505,18 +510,19 @@ def _run(counts: np.ndarray, n_melds: np.ndarray, melded: np.ndarray | None, mod
 
 
 _TILE_TEXT = tuple(tile_to_str(t) for t in range(N_KINDS))
+# _BYTE_TILES[j][b]: the tile indices of the set bits of byte b at byte j of
+# a 34-bit mask, so a mask reads as five lookups instead of a bit loop.
+_BYTE_TILES = tuple(tuple(tuple(8 * j + r for r in range(8) if (b >> r) & 1 and 8 * j + r < N_KINDS)
+                          for b in range(256)) for j in range(5))
 
 
 def _useful_list(mask: int, unseen: list[int]) -> list[tuple[str, int]]:
     """(tile, unseen copies) for each bit of ``mask``, in tile order."""
-    out = []
-    mask = int(mask)
-    while mask:
-        low = mask & -mask
-        t = low.bit_length() - 1
-        out.append((_TILE_TEXT[t], unseen[t]))
-        mask ^= low
-    return out
+    m = int(mask)
+    tiles = (_BYTE_TILES[0][m & 255] + _BYTE_TILES[1][(m >> 8) & 255]
+             + _BYTE_TILES[2][(m >> 16) & 255] + _BYTE_TILES[3][(m >> 24) & 255]
+             + _BYTE_TILES[4][(m >> 32) & 255])
+    return [(_TILE_TEXT[t], unseen[t]) for t in tiles]
 
 
 def _forms_dict(row: np.ndarray) -> dict[str, int | None]:
@@ -533,7 +539,8 @@ def _overall_mask(forms_row: np.ndarray, masks_row: np.ndarray, best: int) -> in
 
 
 def _hand_text(counts: np.ndarray, melds: list[Meld]) -> str:
-    tiles = [t for t in range(N_KINDS) for _ in range(int(counts[t]))]
+    c = counts.tolist()
+    tiles = [t for t in range(N_KINDS) for _ in range(c[t])]
     return "".join(str(m) for m in melds) + tiles_to_str(tiles)
 
 
