@@ -7,11 +7,17 @@ from .hand import Hand, Meld, parse_hand
 from .rules import RuleSet, get_rules, rule_names, threshold
 from .score import BatchResult, HandBatch, ScoreResult, fan_table, score, score_batch
 from .reach import waits
+from .distance import DistanceResult, distance_to
+# The function shadows the submodule of the same name as an attribute of
+# mjkit; "from mjkit.shanten import shanten_batch" still reaches the module.
+from .shanten import ShantenBatch, ShantenResult, shanten, shanten_batch
 
 __all__ = [
     "HandError", "Hand", "Meld", "parse_hand", "RuleSet", "get_rules", "rule_names", "threshold",
     "score",
-    "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "waits", "__version__",
+    "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "waits", "shanten",
+    "shanten_batch", "ShantenResult", "ShantenBatch", "distance_to", "DistanceResult",
+    "__version__",
 ]
 
 

@@ -55,6 +55,7 @@ import hashlib
 import math
 import os
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -66,6 +67,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from ._cache import cache_dir
 from ._kernels import complete as K
 from ._kernels.shapes import knitted_tile
 from .rules import get_rules
@@ -419,9 +421,8 @@ def _run_key(rs, p, block):
 
 
 def _default_workdir():
-    base = os.environ.get("MJKIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mjkit")
-    return Path(base) / "exact"
+    base = cache_dir()
+    return Path(base if base is not None else tempfile.gettempdir()) / "exact"
 
 
 def _save(path, arrays):
@@ -653,7 +654,7 @@ def fan_distribution(rules="dazhong32", recompute=False, *, progress=None, workd
     recompute : bool
         Enumerate and score every pattern again (a few minutes on two
         cores) instead of reading ``data/exact/``.  Finished blocks are kept
-        in ``workdir`` (default ``~/.cache/mjkit/exact``, or ``$MJKIT_CACHE``)
+        in ``workdir`` (default ``~/.cache/mjkit/exact``, or ``$MJKIT_CACHE_DIR``)
         so an interrupted run resumes.
     progress : bool, optional
         Progress bars when recomputing (default: yes).
@@ -705,7 +706,7 @@ def compute(rules=RULES, out=None, *, workdir=None, block=_BLOCK, fresh=False, p
         Output folder (default :func:`data_dir`, the shipped ``data/exact``).
     workdir : path, optional
         Where finished blocks are kept for resuming (default
-        ``~/.cache/mjkit/exact`` or ``$MJKIT_CACHE``).  A block is reused only
+        ``~/.cache/mjkit/exact`` or ``$MJKIT_CACHE_DIR``).  A block is reused only
         by a run with the same kernels, rule set, situation and blocking.
     block : int
         Patterns per block.
@@ -785,7 +786,7 @@ def main(argv=None):
     ap.add_argument("--rules", nargs="+", default=list(RULES), help="rule sets to score")
     ap.add_argument("--out", help="output folder (default: the package's data/exact)")
     ap.add_argument("--workdir", help="where finished blocks are kept "
-                                      "(default ~/.cache/mjkit/exact or $MJKIT_CACHE)")
+                                      "(default ~/.cache/mjkit/exact or $MJKIT_CACHE_DIR)")
     ap.add_argument("--block", type=int, default=_BLOCK, help="patterns per saved block")
     ap.add_argument("--fresh", action="store_true", help="ignore blocks of earlier runs")
     ap.add_argument("--threads", type=int, help="numba threads (default: all)")

@@ -52,6 +52,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ._cache import cache_dir
 from ._kernels import shanten as K
 from .errors import HandError
 from .hand import (MAX_TEXT_LEN, Hand, Meld, _parse_suffix, _scan_tile_part, _single_meld,
@@ -101,16 +102,6 @@ def build_shanten_tables() -> tuple[np.ndarray, np.ndarray]:
     that processes share one memory-mapped copy.
     """
     return K.build_dist_table(9, True), K.build_dist_table(7, False)
-
-
-def _cache_dir() -> Path | None:
-    """Where the tables are kept: ``$MJKIT_CACHE_DIR`` (empty: nowhere), else
-    ``$XDG_CACHE_HOME/mjkit`` or ``~/.cache/mjkit``."""
-    env = os.environ.get("MJKIT_CACHE_DIR")
-    if env is not None:
-        return Path(env) if env.strip() else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "mjkit"
 
 
 def _crc(table: np.ndarray) -> int:
@@ -165,7 +156,7 @@ def _save(folder: Path, stem: str, suit: np.ndarray, honor: np.ndarray) -> bool:
 
 def _load_or_build() -> tuple[np.ndarray, np.ndarray]:
     t = time.perf_counter()
-    folder = _cache_dir()
+    folder = cache_dir()
     stem = f"shanten_v{K.TABLE_VERSION}"
     found = None if folder is None else _load(folder, stem)
     if found is not None:

@@ -348,6 +348,7 @@ def score_patterns(pats, forms, points, excl_ptr, excl_idx, order, rank, tie_ord
         hi = n * (ch + 1) // n_chunks
         ws = np.zeros(WS_LEN, np.int64)
         fan = np.zeros(nf, np.int64)
+        best_fan = np.zeros(nf, np.int64)
         raw = np.zeros(0, np.int64)
         dec = np.zeros(DEC_LEN, np.int64)
         standing = np.zeros(34, np.int64)
@@ -359,48 +360,70 @@ def score_patterns(pats, forms, points, excl_ptr, excl_idx, order, rank, tie_ord
         for i in range(lo, hi):
             for t in range(34):
                 row[COUNTS + t] = pats[i, t]
-            every = all_tiles or (forms[i] & KNITTED_STRAIGHT) != 0
-            regular = (forms[i] & REGULAR) != 0
-            for t in range(34):
-                standing[t] = pats[i, t]
-            best = -1
-            bw = -1
+            best, bw = best_win_score(row, forms[i], all_tiles, points, excl_ptr, excl_idx,
+                                      order, rank, tie_order, covers, table, wtable, fan, raw,
+                                      dec, ws, standing, best_fan)
             overflow = False
-            shared_done = False
-            for w in range(34):
-                if pats[i, w] == 0:
-                    continue
-                if regular and not every:
-                    standing[w] -= 1
-                    own = (count_waits(standing, True, w, table) == 1
-                           or _is_nine_gates(standing))
-                    standing[w] += 1
-                    if not own:
-                        # the same fans as the first tile of this kind, whose
-                        # result has been considered already (ties keep it)
-                        if shared_done:
-                            continue
-                        shared_done = True
-                row[WIN] = w
-                total = score_hand_row(row, points, excl_ptr, excl_idx, order, rank, tie_order,
-                                       covers, table, wtable, fan, raw, dec, ws)
-                if total >= 0 and dec[DEC_COUNTED] > best:
-                    best = dec[DEC_COUNTED]
-                    bw = w
-                    overflow = False
-                    for j in range(nw):
-                        sig[i, j] = 0
-                    for f in range(nf):
-                        x = fan[f]
-                        if x > 0:
-                            if x > SIG_MAX_COUNT:
-                                overflow = True
-                                x = SIG_MAX_COUNT
-                            sig[i, f // SIG_FANS_PER_WORD] |= x << (4 * (f % SIG_FANS_PER_WORD))
-                if not (regular or every):
-                    break
+            for j in range(nw):
+                sig[i, j] = 0
+            if best >= 0:
+                for f in range(nf):
+                    x = best_fan[f]
+                    if x > 0:
+                        if x > SIG_MAX_COUNT:
+                            overflow = True
+                            x = SIG_MAX_COUNT
+                        sig[i, f // SIG_FANS_PER_WORD] |= x << (4 * (f % SIG_FANS_PER_WORD))
             counted[i] = -2 if overflow else best
             best_win[i] = bw
+
+
+@njit(cache=True)
+def best_win_score(row, form_bits, all_tiles, points, excl_ptr, excl_idx, order, rank,
+                   tie_order, covers, table, wtable, fan, raw, dec, ws, standing, best_fan):
+    """Most fans toward the bar of a complete hand over its choices of winning tile.
+
+    ``row`` holds the hand (concealed counts, melds and situation; ``WIN`` is
+    overwritten).  Each distinct concealed kind is tried in index order and
+    the most counted fans win, the lowest tile on ties; ``best_fan`` gets the
+    fan counts of that choice.  With ``all_tiles`` False the calls known to
+    repeat an earlier result are skipped (see :func:`score_patterns`; valid
+    for a closed self-drawn hand only, so the caller passes True otherwise).
+    Returns ``(counted, win_tile)``, ``(-1, -1)`` if no choice is a win.
+    """
+    nf = points.shape[0]
+    every = all_tiles or (form_bits & KNITTED_STRAIGHT) != 0
+    regular = (form_bits & REGULAR) != 0
+    for t in range(34):
+        standing[t] = row[COUNTS + t]
+    best = -1
+    bw = -1
+    shared_done = False
+    for w in range(34):
+        if row[COUNTS + w] == 0:
+            continue
+        if regular and not every:
+            standing[w] -= 1
+            own = (count_waits(standing, True, w, table) == 1
+                   or _is_nine_gates(standing))
+            standing[w] += 1
+            if not own:
+                # the same fans as the first tile of this kind, whose
+                # result has been considered already (ties keep it)
+                if shared_done:
+                    continue
+                shared_done = True
+        row[WIN] = w
+        total = score_hand_row(row, points, excl_ptr, excl_idx, order, rank, tie_order,
+                               covers, table, wtable, fan, raw, dec, ws)
+        if total >= 0 and dec[DEC_COUNTED] > best:
+            best = dec[DEC_COUNTED]
+            bw = w
+            for f in range(nf):
+                best_fan[f] = fan[f]
+        if not (regular or every):
+            break
+    return best, bw
 
 
 # ---------------------------------------------------------------- grouping

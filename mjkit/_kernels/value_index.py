@@ -1,0 +1,367 @@
+"""Complete hands as products of group parts, and the nearest one worth enough.
+
+Every complete closed 14-tile pattern of the regular and seven-pairs forms
+is one *part* per group (m, p, s, honours) taken from fixed lists: a
+regular hand is ``k`` sets (and the pair) per group with the ``k`` summing
+to 4, a seven-pairs hand is ``j`` pairs per group (a quad is two) with the
+``j`` summing to 7.  A *class* fixes the list of each group; its patterns
+are the product of the four lists, numbered ``off + ((a*n1 + b)*n2 + c)*n3
++ d``.  The few patterns of the other forms (十三幺, 全不靠, 组合龙) follow
+as explicit rows.  :mod:`mjkit.value_index` stores per pattern number the
+id of its (value, fans) row, so a query never materialises the 28 million
+patterns.
+
+The query kernels find the patterns sharing the most tiles with a hand
+(``overlap = sum(min(hand, pattern))``) among those a per-id table accepts,
+branch and bound: per group the parts are sorted by overlap, classes are
+visited by their best possible overlap, and a loop stops as soon as even
+the best remaining parts cannot beat what is already found.  Everything is
+iterative and every table is an argument (numba's cache freezes globals).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .complete import KNITTED_STRAIGHT, REGULAR, best_win_score, pattern_forms
+from .evaluate import WS_LEN
+from .layout import COUNTS, DEC_LEN
+
+MAX_OVERLAP = 14
+ACCEPT_NO = 0
+ACCEPT_YES = 1
+ACCEPT_VERIFY = 2       # score the pattern in the query's situation first
+
+
+# ---------------------------------------------------------------- patterns
+
+
+@njit(cache=True)
+def class_of(i, class_off):
+    """The class holding product pattern ``i`` (``class_off`` ascending, len C + 1)."""
+    lo = 0
+    hi = class_off.shape[0] - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if class_off[mid] <= i:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def pattern_at(i, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small, out):
+    """Write pattern number ``i`` (product families, then ``small`` rows) into ``out``."""
+    n_prod = class_off[class_off.shape[0] - 1]
+    if i >= n_prod:
+        for t in range(34):
+            out[t] = small[i - n_prod, t]
+        return
+    k = class_of(i, class_off)
+    r = i - class_off[k]
+    pos = np.empty(4, np.int64)
+    for g in range(3, -1, -1):
+        lst = classes[k, g]
+        if g == 3:
+            n = hon_ptr[lst + 1] - hon_ptr[lst]
+        else:
+            n = suit_ptr[lst + 1] - suit_ptr[lst]
+        pos[g] = r % n
+        r //= n
+    for g in range(3):
+        v = suit_ptr[classes[k, g]] + pos[g]
+        for t in range(9):
+            out[9 * g + t] = suit_vecs[v, t]
+    v = hon_ptr[classes[k, 3]] + pos[3]
+    for t in range(7):
+        out[27 + t] = hon_vecs[v, t]
+
+
+@njit(cache=True, parallel=True)
+def fill_patterns(lo, hi, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small,
+                  out, n_chunks):
+    """Patterns ``lo .. hi - 1`` into ``out`` (uint8, (hi - lo, 34))."""
+    n = hi - lo
+    for ch in prange(n_chunks):
+        a = n * ch // n_chunks
+        b = n * (ch + 1) // n_chunks
+        c = np.zeros(34, np.int64)
+        for j in range(a, b):
+            pattern_at(lo + j, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
+                       small, c)
+            for t in range(34):
+                out[j, t] = c[t]
+
+
+# ---------------------------------------------------------------- overlaps
+
+
+@njit(cache=True)
+def _overlaps(h, suit_vecs, hon_vecs, ov_s, ov_h):
+    """Overlap of the hand with every part: ``ov_s[g, v]`` (suit g), ``ov_h[v]``."""
+    for g in range(3):
+        for v in range(suit_vecs.shape[0]):
+            o = 0
+            for t in range(9):
+                x = h[9 * g + t]
+                y = suit_vecs[v, t]
+                o += x if x < y else y
+            ov_s[g, v] = o
+    for v in range(hon_vecs.shape[0]):
+        o = 0
+        for t in range(7):
+            x = h[27 + t]
+            y = hon_vecs[v, t]
+            o += x if x < y else y
+        ov_h[v] = o
+
+
+@njit(cache=True)
+def _sort_segments(ov, ptr, perm, mx, count):
+    """Per list ``L`` (``ov[ptr[L]:ptr[L+1]]``): positions by overlap, highest first.
+
+    Counting sort (overlaps are 0..14); ``mx[L]`` is the list's best overlap
+    (-1 for an empty list).  ``count``: MAX_OVERLAP + 2 ints of scratch.
+    """
+    for L in range(ptr.shape[0] - 1):
+        a = ptr[L]
+        b = ptr[L + 1]
+        for o in range(MAX_OVERLAP + 2):
+            count[o] = 0
+        best = -1
+        for v in range(a, b):
+            o = ov[v]
+            count[MAX_OVERLAP - o + 1] += 1
+            if o > best:
+                best = o
+        mx[L] = best
+        for o in range(1, MAX_OVERLAP + 2):
+            count[o] += count[o - 1]
+        for v in range(a, b):
+            j = MAX_OVERLAP - ov[v]
+            perm[a + count[j]] = v - a
+            count[j] += 1
+
+
+@njit(cache=True)
+def _need_ok(h, pat, unseen):
+    for t in range(34):
+        need = pat[t] - h[t]
+        if need > 0 and need > unseen[t]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _ways(h, pat, unseen, binom):
+    """Ways to draw the missing tiles from the unseen copies: prod C(unseen, need)."""
+    w = 1.0
+    for t in range(34):
+        need = pat[t] - h[t]
+        if need > 0:
+            w *= binom[unseen[t], need]
+    return w
+
+
+# ---------------------------------------------------------------- nearest pattern
+
+
+@njit(cache=True)
+def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
+            small, ids, accept, row, all_tiles, min_counted, points, excl_ptr, excl_idx, order,
+            rank, tie_order, covers, table, wtable, examples):
+    """Most tiles a hand shares with an accepted complete pattern, and examples.
+
+    Parameters
+    ----------
+    h : int64 (34,)
+        The hand's concealed counts.
+    unseen : int64 (34,)
+        Copies of each kind that can still be drawn; with ``check_unseen`` a
+        pattern needing more copies of a kind than that is skipped.
+    classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small
+        The pattern families (module docstring).  ``classes`` may be a
+        different set of classes than the index was built with (hands with
+        melds), as long as ``ids`` is then empty.
+    ids : uint array
+        Per pattern number its row id; empty: every pattern is verified.
+    accept : int8 array
+        Per id: ``ACCEPT_NO``, ``ACCEPT_YES`` or ``ACCEPT_VERIFY`` (score the
+        pattern in the situation of ``row`` and accept it if its counted fans
+        reach ``min_counted``).
+    row : int32 (ROW_LEN,)
+        The situation (melds, flags, winds, 连拉) for verification.
+    examples : int64 (k, 34)
+        Filled with up to ``k`` accepted patterns at the best overlap.
+
+    Returns
+    -------
+    (best, n_examples, verified)
+        The best overlap (-1 if nothing is accepted), the number of examples
+        written and the number of patterns scored.
+    """
+    n_lists_s = suit_ptr.shape[0] - 1
+    n_lists_h = hon_ptr.shape[0] - 1
+    ov_s = np.empty((3, suit_vecs.shape[0]), np.int64)
+    ov_h = np.empty(hon_vecs.shape[0], np.int64)
+    _overlaps(h, suit_vecs, hon_vecs, ov_s, ov_h)
+    perm_s = np.empty((3, suit_vecs.shape[0]), np.int64)
+    perm_h = np.empty(hon_vecs.shape[0], np.int64)
+    mx_s = np.empty((3, n_lists_s), np.int64)
+    mx_h = np.empty(n_lists_h, np.int64)
+    count = np.empty(MAX_OVERLAP + 2, np.int64)
+    for g in range(3):
+        _sort_segments(ov_s[g], suit_ptr, perm_s[g], mx_s[g], count)
+    _sort_segments(ov_h, hon_ptr, perm_h, mx_h, count)
+
+    n_cls = classes.shape[0]
+    bound = np.empty(n_cls, np.int64)
+    for k in range(n_cls):
+        b = mx_h[classes[k, 3]]
+        for g in range(3):
+            m = mx_s[g, classes[k, g]]
+            b = -1000 if (m < 0 or b < 0) else b + m
+        bound[k] = b
+    cls_order = np.argsort(-bound)
+
+    max_ex = examples.shape[0]
+    verify_all = ids.shape[0] == 0
+    pat = np.zeros(34, np.int64)
+    work = np.zeros(34, np.int64)
+    fan = np.zeros(points.shape[0], np.int64)
+    best_fan = np.zeros(points.shape[0], np.int64)
+    raw = np.zeros(0, np.int64)
+    ws = np.zeros(WS_LEN, np.int64)
+    dec = np.zeros(DEC_LEN, np.int64)
+    standing = np.zeros(34, np.int64)
+    best = -1
+    n_ex = 0
+    verified = 0
+    for kk in range(n_cls):
+        k = cls_order[kk]
+        # while examples are still wanted, ties with the best are worth visiting
+        slack = 1 if n_ex >= max_ex else 0
+        if bound[k] < 0 or bound[k] + slack <= best:
+            break
+        L0 = classes[k, 0]
+        L1 = classes[k, 1]
+        L2 = classes[k, 2]
+        L3 = classes[k, 3]
+        n1 = suit_ptr[L1 + 1] - suit_ptr[L1]
+        n2 = suit_ptr[L2 + 1] - suit_ptr[L2]
+        n3 = hon_ptr[L3 + 1] - hon_ptr[L3]
+        n0 = suit_ptr[L0 + 1] - suit_ptr[L0]
+        m1 = mx_s[1, L1]
+        m2 = mx_s[2, L2]
+        m3 = mx_h[L3]
+        off = class_off[k]
+        for ia in range(n0):
+            a = perm_s[0, suit_ptr[L0] + ia]
+            oa = ov_s[0, suit_ptr[L0] + a]
+            slack = 1 if n_ex >= max_ex else 0
+            if oa + m1 + m2 + m3 + slack <= best:
+                break
+            for ib in range(n1):
+                b = perm_s[1, suit_ptr[L1] + ib]
+                ob = oa + ov_s[1, suit_ptr[L1] + b]
+                slack = 1 if n_ex >= max_ex else 0
+                if ob + m2 + m3 + slack <= best:
+                    break
+                for ic in range(n2):
+                    c = perm_s[2, suit_ptr[L2] + ic]
+                    oc = ob + ov_s[2, suit_ptr[L2] + c]
+                    slack = 1 if n_ex >= max_ex else 0
+                    if oc + m3 + slack <= best:
+                        break
+                    base = off + ((a * n1 + b) * n2 + c) * n3
+                    for id_ in range(n3):
+                        d = perm_h[hon_ptr[L3] + id_]
+                        od = oc + ov_h[hon_ptr[L3] + d]
+                        slack = 1 if n_ex >= max_ex else 0
+                        if od + slack <= best:
+                            break
+                        acc = ACCEPT_VERIFY if verify_all else accept[ids[base + d]]
+                        if acc == ACCEPT_NO:
+                            continue
+                        va = suit_ptr[L0] + a
+                        vb = suit_ptr[L1] + b
+                        vc = suit_ptr[L2] + c
+                        vd = hon_ptr[L3] + d
+                        for t in range(9):
+                            pat[t] = suit_vecs[va, t]
+                            pat[9 + t] = suit_vecs[vb, t]
+                            pat[18 + t] = suit_vecs[vc, t]
+                        for t in range(7):
+                            pat[27 + t] = hon_vecs[vd, t]
+                        if check_unseen and not _need_ok(h, pat, unseen):
+                            continue
+                        if acc == ACCEPT_VERIFY:
+                            verified += 1
+                            if not _verify(pat, row, all_tiles, min_counted, work, points,
+                                           excl_ptr, excl_idx, order, rank, tie_order, covers,
+                                           table, wtable, fan, raw, dec, ws, standing,
+                                           best_fan):
+                                continue
+                        best, n_ex = _record(od, best, n_ex, pat, examples)
+    # the explicit rows (十三幺, 全不靠, 组合龙)
+    n_prod = class_off[class_off.shape[0] - 1]
+    for x in range(small.shape[0]):
+        o = 0
+        for t in range(34):
+            y = small[x, t]
+            o += h[t] if h[t] < y else y
+        slack = 1 if n_ex >= max_ex else 0
+        if o + slack <= best:
+            continue
+        acc = ACCEPT_VERIFY if verify_all else accept[ids[n_prod + x]]
+        if acc == ACCEPT_NO:
+            continue
+        for t in range(34):
+            pat[t] = small[x, t]
+        if check_unseen and not _need_ok(h, pat, unseen):
+            continue
+        if acc == ACCEPT_VERIFY:
+            verified += 1
+            if not _verify(pat, row, all_tiles, min_counted, work, points, excl_ptr, excl_idx,
+                           order, rank, tie_order, covers, table, wtable, fan, raw, dec, ws,
+                           standing, best_fan):
+                continue
+        best, n_ex = _record(o, best, n_ex, pat, examples)
+    return best, n_ex, verified
+
+
+@njit(cache=True)
+def _record(o, best, n_ex, pat, examples):
+    """Keep ``pat`` (overlap ``o``) among the examples; returns (best, n_ex)."""
+    if o > best:
+        best = o
+        n_ex = 0
+    elif n_ex >= examples.shape[0]:
+        return best, n_ex
+    for e in range(n_ex):      # the seven-pairs / regular overlap lists a few twice
+        same = True
+        for t in range(34):
+            if examples[e, t] != pat[t]:
+                same = False
+                break
+        if same:
+            return best, n_ex
+    for t in range(34):
+        examples[n_ex, t] = pat[t]
+    return best, n_ex + 1
+
+
+@njit(cache=True)
+def _verify(pat, row, all_tiles, min_counted, work, points, excl_ptr, excl_idx, order, rank,
+            tie_order, covers, table, wtable, fan, raw, dec, ws, standing, best_fan):
+    """True if the concealed pattern, with ``row``'s melds and situation, reaches the bar."""
+    for t in range(34):
+        row[COUNTS + t] = pat[t]
+    forms = pattern_forms(pat, work)
+    if forms == 0:
+        # with melds the concealed part is not a whole hand: the scorer decides
+        forms = REGULAR | KNITTED_STRAIGHT
+    best, _ = best_win_score(row, forms, all_tiles, points, excl_ptr, excl_idx, order, rank,
+                             tie_order, covers, table, wtable, fan, raw, dec, ws, standing,
+                             best_fan)
+    return best >= min_counted

@@ -1,0 +1,373 @@
+"""Distance to value: how many tiles from a complete hand worth at least T fans.
+
+A 32番 player never asks only "how far from a complete hand?" (that is
+:func:`mjkit.shanten.shanten`) but "how far from one worth 32?".
+:func:`distance_to` answers exactly for closed hands, in the same units as
+shanten: -1 the hand is complete and worth it, 0 one tile from such a hand,
+``d`` means ``d + 1`` more tiles must be drawn (each of the first ``d``
+followed by a discard; the last one wins).
+
+How it is exact
+---------------
+A hand of ``n`` concealed tiles (13 or 14, minus 3 per meld) is ``d`` away
+from a target pattern ``P`` (a complete hand as tile counts) when it shares
+``13 - 3k - d`` tiles with it (``overlap = sum(min(hand, P))``): exchanging
+the other tiles one by one reaches ``P`` and nothing reaches it faster,
+since each exchange brings in at most one tile of ``P``.  So the distance is
+``13 - 3k - max overlap`` over every complete pattern worth enough, and a
+pattern needing more copies of a tile than are unseen (the hand's own tiles,
+its melds and the visible tiles counted; never a fifth copy) does not
+count.  For a closed hand the candidates are all ~28 million complete closed
+patterns, whose values :func:`mjkit.value_index.value_index` holds; the
+branch-and-bound query visits patterns in order of falling overlap and
+stops at the first one worth enough, so no bound is approximate.  In a
+situation other than the index's (another seat or round wind, a win on a
+discard) or with melds, the candidates are re-scored by the evaluator in
+that situation before they are accepted (``.verified``), using a bound on
+how much the situation can add (圈风刻 + 门风刻) to skip the hopeless ones.
+The tests compare the result with a brute force over every completion of
+every kept subset of the hand.
+
+Examples
+--------
+>>> d = distance_to("123m234m345m678m9m", min_fans=32, rules="dazhong32")
+>>> d.distance                       # 清一色 + 一色三步高: ready
+0
+>>> d.targets[0].need
+'9m'
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import value_index as VI
+from ._kernels import layout as L
+from ._kernels import value_index as KV
+from .errors import HandError
+from .hand import _as_bool, _as_wind
+from .rules import get_rules
+from .rules.ruleset import _streak_level
+from .score import score
+from .shanten import _check, _counts_of, _hand_text, _read_hand, _tile_list
+from .tiles import N_KINDS, tile_to_str, tiles_to_str
+
+__all__ = ["DistanceResult", "Target", "distance_to"]
+
+_MELD_CODE = {"chow": L.M_CHOW, "pung": L.M_PUNG}
+_WIND = "ESWN"
+_BINOM = np.array([[math.comb(n, k) for k in range(5)] for n in range(5)], np.float64)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One complete hand at the shortest distance.
+
+    Attributes
+    ----------
+    hand : str
+        The complete hand in notation, its best winning tile last.
+    keep, discard, need : str
+        Tiles of the hand to keep, to let go, and to draw.
+    need_unseen : tuple
+        ``(tile, copies needed, copies unseen)`` per tile to draw.
+    ways : int
+        Ways to draw the needed tiles from the unseen copies
+        (``prod C(unseen, needed)``): more ways, an easier target.
+    counted : int
+        Fans toward the bar of the complete hand (连拉 included).
+    fans : tuple
+        Its counted fans (zh names) with their points, as ``"清一色 24"``.
+    result : ScoreResult
+    """
+
+    hand: str
+    keep: str
+    discard: str
+    need: str
+    need_unseen: tuple
+    ways: int
+    counted: int
+    fans: tuple
+    result: object = field(repr=False, compare=False, default=None)
+
+
+@dataclass
+class DistanceResult:
+    """What :func:`distance_to` found.
+
+    Attributes
+    ----------
+    hand : str
+    rules : str
+    min_fans : int
+        Counted fans the target must reach (连拉 included).
+    lianla : int
+    distance : int or None
+        -1 complete and worth ``min_fans``; ``d >= 0``: ``d + 1`` tiles to
+        draw; None when no complete hand reaches ``min_fans`` from here.
+    fit : int
+        Tiles of the hand that belong to the nearest target (melds not
+        counted): seed 000's "6看 7停 8上" counts these (with melds, add 3
+        each).
+    targets : list of Target
+        Examples at that distance, easiest first.
+    situation : dict
+    verified : int
+        Candidates scored by the evaluator during the search (0 when the
+        index decided everything).
+    seconds : float
+    """
+
+    hand: str
+    rules: str
+    min_fans: int
+    lianla: int
+    distance: int | None
+    fit: int
+    targets: list
+    situation: dict
+    verified: int = 0
+    seconds: float = 0.0
+
+    @property
+    def draws(self):
+        """Tiles still to draw (``distance + 1``; 0 when complete)."""
+        return None if self.distance is None else self.distance + 1
+
+    def to_frame(self):
+        """One row per example target."""
+        return pd.DataFrame(
+            [{"target": t.hand, "keep": t.keep, "discard": t.discard, "need": t.need,
+              "ways": t.ways, "counted": t.counted, "fans": " ".join(t.fans)}
+             for t in self.targets],
+            columns=["target", "keep", "discard", "need", "ways", "counted", "fans"])
+
+    def summary(self, lang="en"):
+        """A few lines a player reads at a glance."""
+        if self.distance is None:
+            return (f"{self.hand}：没有够 {self.min_fans} 番的和牌" if lang == "zh" else
+                    f"{self.hand}: no complete hand reaches {self.min_fans} fans")
+        t = self.targets[0] if self.targets else None
+        if lang == "zh":
+            where = "已和够番" if self.distance < 0 else (
+                "听够番的牌" if self.distance == 0 else f"距够 {self.min_fans} 番的和牌 {self.distance} 向听")
+            lines = [f"{self.hand}：{where}（{self.fit} 张合用）"]
+            if t is not None:
+                lines.append(f"  例：{t.hand}，{t.counted} 番 — {' '.join(t.fans)}")
+                if t.need:
+                    lines.append(f"  留 {t.keep}，打 {t.discard or '—'}，要 {t.need}")
+            return "\n".join(lines)
+        where = ("complete and worth it" if self.distance < 0 else
+                 f"{self.distance} from a hand worth {self.min_fans} "
+                 f"({self.draws} tile{'s' if self.draws != 1 else ''} to draw)")
+        lines = [f"{self.hand}: {where}; {self.fit} tiles fit"]
+        if t is not None:
+            lines.append(f"  e.g. {t.hand}: {t.counted} counted fans - {' '.join(t.fans)}")
+            if t.need:
+                lines.append(f"  keep {t.keep}, let go {t.discard or '-'}, draw {t.need}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.summary()
+
+    def _repr_html_(self):
+        head = self.summary().splitlines()[0]
+        return f"<p>{head}</p>" + self.to_frame().to_html(index=False)
+
+
+def _meld_row(melds, seat, rnd, self_drawn, lianla):
+    row = np.zeros(L.ROW_LEN, np.int32)
+    for i, m in enumerate(melds):
+        if m.kind == "kong":
+            code = L.M_CKONG if m.concealed else L.M_KONG
+        else:
+            code = _MELD_CODE[m.kind]
+        row[L.MELDS + 2 * i] = code
+        row[L.MELDS + 2 * i + 1] = m.tile
+    row[L.FLAGS] = L.F_SELF_DRAWN if self_drawn else 0
+    row[L.SEAT] = seat
+    row[L.ROUND] = rnd
+    row[L.WILD] = -1
+    row[L.LIANLA] = lianla
+    return row
+
+
+def _best_result(pattern, melds, rs, lianla, situation):
+    """Score a complete pattern with each winning tile; the most counted fans win."""
+    tiles = [t for t in range(N_KINDS) for _ in range(int(pattern[t]))]
+    meld_text = "".join(str(m) for m in melds)
+    best = None
+    for w in sorted(set(tiles)):
+        rest = list(tiles)
+        rest.remove(w)
+        text = f"{meld_text}{tiles_to_str(rest)} {tile_to_str(w)}"
+        try:
+            r = score(text, rules=rs, lianla=lianla, **situation)
+        except HandError:
+            continue
+        if r.is_win and (best is None or r.counted_points > best.counted_points):
+            best = r
+    return best
+
+
+def _fans_text(r):
+    return tuple(f"{f.zh} {f.value}" if f.count == 1 else f"{f.zh}×{f.count} {f.value}"
+                 for f in r.fans)
+
+
+def _target(pattern, h, unseen, melds, rs, lianla, situation):
+    keep = np.minimum(h, pattern)
+    need = pattern - keep
+    drop = h - keep
+    r = _best_result(pattern, melds, rs, lianla, situation)
+    need_unseen = tuple((tile_to_str(t), int(need[t]), int(unseen[t]))
+                        for t in range(N_KINDS) if need[t] > 0)
+    ways = 1
+    for _, k, u in need_unseen:
+        ways *= math.comb(u, k)
+
+    def text(c):
+        return tiles_to_str([t for t in range(N_KINDS) for _ in range(int(c[t]))])
+
+    hand = "?" if r is None else str(r.hand).split("|")[0].strip()
+    return Target(hand=hand, keep=text(keep), discard=text(drop), need=text(need),
+                  need_unseen=need_unseen, ways=ways,
+                  counted=-1 if r is None else r.counted_points,
+                  fans=() if r is None else _fans_text(r), result=r)
+
+
+def _situation(rs, seat_wind, round_wind, self_drawn):
+    seat = _as_wind(seat_wind, "seat_wind")
+    rnd = _as_wind(round_wind, "round_wind")
+    if self_drawn is None:
+        self_drawn = True
+    self_drawn = _as_bool(self_drawn, "self_drawn")
+    if rs.self_drawn_only and not self_drawn:
+        raise HandError(f"rule set {rs.name!r} wins by self-draw only: self_drawn=False "
+                        "has no legal target")
+    return seat, rnd, self_drawn
+
+
+def _min_fans(rs, min_fans, lianla):
+    if min_fans is None:
+        return rs.minimum
+    if isinstance(min_fans, bool) or not isinstance(min_fans, (int, np.integer)):
+        raise HandError(f"min_fans must be a whole number of fans, got {min_fans!r}")
+    if min_fans < 0:
+        raise HandError(f"min_fans must be >= 0, got {min_fans}")
+    return int(min_fans)
+
+
+def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None,
+                seat_wind="E", round_wind="E", self_drawn=None, examples=3, melds=None,
+                progress=None):
+    """Fewest exchanges to a complete hand whose counted fans reach ``min_fans``.
+
+    Parameters
+    ----------
+    hand : str, Hand, 34 counts or sequence of tiles
+        13 or 14 tiles counting each meld as 3, as for
+        :func:`mjkit.shanten.shanten` (e.g. ``"123m234m345m678m9m"`` or
+        ``"[123p]45m..."``).
+    min_fans : int, optional
+        Fans toward the bar the complete hand must reach, the 连拉 line
+        included (default: the rule set's minimum, 32 for ``dazhong32``).
+    rules : str or RuleSet
+    lianla : int
+        The dealer's 连N拉N level: the hand itself then needs
+        ``min_fans - 4N``.
+    visible : str or sequence of tiles, optional
+        Tiles seen elsewhere: a target needing more copies than are unseen
+        does not count.
+    seat_wind, round_wind : str or int
+        Default East, East (as the value index).
+    self_drawn : bool, optional
+        Win by self-draw (default; the only way in ``dazhong32``).  False
+        values the target as won on a discard.
+    examples : int
+        How many example targets to return (1..50).
+    melds : str or sequence of Meld, optional
+        The melds when ``hand`` is counts or a tile list.
+    progress : bool, optional
+        Progress bar if the rule set's value index must be built (once,
+        a few minutes; then cached on disk).
+
+    Returns
+    -------
+    DistanceResult
+
+    Raises
+    ------
+    HandError
+        A malformed hand, a fifth copy, a wrong tile count, a bad
+        ``min_fans``, 连拉 in a rule set without it, or a discard win in
+        ``dazhong32``.
+
+    Notes
+    -----
+    The value of a complete hand is the best over its choices of winning
+    tile, self-drawn unless ``self_drawn=False``, with no flowers, no wild
+    tile and ``wait_rule="unique"``.  Closed hands in the index's situation
+    are answered from the index alone (about a millisecond or less once it
+    is loaded); other situations and hands with melds re-score the
+    candidates and take longer (see ``benchmarks/bench_reach.py``).
+    """
+    t0 = time.perf_counter()
+    rs = get_rules(rules)
+    level = _streak_level(lianla)
+    rs.threshold(level)                 # raises for 连拉 in a rule set without it
+    target = _min_fans(rs, min_fans, level)
+    seat, rnd, self_drawn = _situation(rs, seat_wind, round_wind, self_drawn)
+    if isinstance(examples, bool) or not isinstance(examples, (int, np.integer)) \
+            or not 1 <= examples <= 50:
+        raise HandError(f"examples must be 1..50, got {examples!r}")
+    counts, meld_list = _read_hand(hand, melds)
+    seen = np.zeros(N_KINDS, np.int64) if visible is None else \
+        _counts_of(_tile_list(visible, "visible tiles"))
+    if counts.shape != (N_KINDS,):
+        raise HandError(f"expected 34 counts, got shape {counts.shape}")
+    melded = _check(counts, meld_list, seen)
+    k = len(meld_list)
+    unseen = (4 - counts - melded - seen).astype(np.int64)
+    h = np.ascontiguousarray(counts, np.int64)
+    need = max(target - level * rs.streak_points, 0)    # from the hand itself
+    row = _meld_row(meld_list, seat, rnd, self_drawn, level)
+    default = seat == 0 and rnd == 0 and self_drawn
+    if k:
+        fam = VI.meld_families(k)
+        ids = np.zeros(0, np.uint16)
+        accept = np.zeros(1, np.int8)
+    else:
+        fam = VI.families()
+        index = VI.value_index(rs, progress=progress)
+        ids = index.ids
+        accept = np.zeros(len(index.counted), np.int8)
+        if default:
+            accept[index.counted >= need] = KV.ACCEPT_YES
+        else:
+            pts = rs.points_list
+            slack = 0
+            if seat != 0 or rnd != 0:
+                slack = pts[rs.fan_index("PREVALENT_WIND")] + pts[rs.fan_index("SEAT_WIND")]
+            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
+    pool = np.zeros((max(4 * examples, 16), N_KINDS), np.int64)
+    all_tiles = bool(k) or not self_drawn
+    best, n_ex, verified = KV.nearest(h, unseen, True, *fam.arrays(), ids, accept, row,
+                                      all_tiles, target, *rs.kernel_args(), pool)
+    situation = {"self_drawn": self_drawn, "seat_wind": _WIND[seat],
+                 "round_wind": _WIND[rnd]}
+    text = _hand_text(counts, meld_list)
+    if best < 0:
+        return DistanceResult(text, rs.name, target, level, None, 0, [], situation,
+                              int(verified), time.perf_counter() - t0)
+    found = [_target(pool[i], h, unseen, meld_list, rs, level, situation)
+             for i in range(n_ex)]
+    found.sort(key=lambda t: (-t.ways, -t.counted, t.hand))
+    return DistanceResult(text, rs.name, target, level, 13 - 3 * k - int(best), int(best),
+                          found[:examples], situation, int(verified), time.perf_counter() - t0)

@@ -1,0 +1,431 @@
+"""The value of every complete closed hand, indexed for nearest-hand queries.
+
+:func:`value_index` scores each of the ~28 million complete closed 14-tile
+patterns (every form) once per rule set, in the situation of
+:data:`mjkit.exact.SITUATION` (self-drawn, East seat and round, no flowers,
+the best winning tile), and keeps per pattern a small id into a table of
+distinct *(counted fans, hand fans)* rows.  :func:`mjkit.distance_to` and
+:func:`mjkit.targets` then find the nearest patterns worth enough without
+scoring anything (see :mod:`mjkit._kernels.value_index` for the query).
+
+Building takes about two to three minutes on two cores the first time a
+rule set is asked for (with a progress bar); the index (about 56 MB per
+rule set) is then kept in the user cache (``$MJKIT_CACHE_DIR``, default
+``~/.cache/mjkit``) and memory-mapped by later processes.  The build is
+saved block by block, so an interrupted build resumes where it stopped.
+A different rule set (``RuleSet.derive``) or a change to the kernels gets
+an index of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from ._cache import cache_dir
+from ._kernels import complete as KC
+from ._kernels import value_index as KV
+from .rules import get_rules
+from .rules.catalogue import fan_catalogue
+
+__all__ = ["Families", "ValueIndex", "families", "meld_families", "value_index", "INDEX_INFO"]
+
+_VERSION = 1
+_BLOCK = 1_000_000
+_BINOM4 = np.array([1, 4, 6, 4, 1], np.int64)
+
+#: How each :func:`value_index` was obtained, by rule set name: ``source``
+#: ("disk" or "built"), ``seconds``, ``folder``.
+INDEX_INFO: dict = {}
+
+
+# ---------------------------------------------------------------- pattern families
+
+
+@dataclass(frozen=True)
+class Families:
+    """Complete (concealed) patterns as products of group parts plus explicit rows.
+
+    Attributes
+    ----------
+    classes : int64 (C, 4)
+        Per class the list of each group (m, p, s: lists of ``suit_vecs``;
+        honours: lists of ``hon_vecs``).
+    class_off : int64 (C + 1,)
+        First pattern number of each class; ``class_off[-1]`` patterns in all.
+    suit_vecs, suit_ptr, hon_vecs, hon_ptr
+        The parts (uint8 counts) and list boundaries.
+    small : uint8 (X, 34)
+        Explicit patterns, numbered after the products.
+    """
+
+    classes: np.ndarray
+    class_off: np.ndarray
+    suit_vecs: np.ndarray
+    suit_ptr: np.ndarray
+    hon_vecs: np.ndarray
+    hon_ptr: np.ndarray
+    small: np.ndarray
+    n_tiles: int
+
+    @property
+    def n(self):
+        return int(self.class_off[-1]) + len(self.small)
+
+    def arrays(self):
+        return (self.classes, self.class_off, self.suit_vecs, self.suit_ptr, self.hon_vecs,
+                self.hon_ptr, self.small)
+
+    def fingerprint(self):
+        h = hashlib.sha256()
+        for a in self.arrays():
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()[:16]
+
+    def pattern(self, i):
+        """Counts (int64, 34) of pattern number ``i``."""
+        out = np.zeros(34, np.int64)
+        KV.pattern_at(int(i), *self.arrays(), out)
+        return out
+
+
+def _pair_lists(n_kinds):
+    """Seven-pairs parts of one group: counts 0, 2 or 4 per kind, by number of pairs 0..7."""
+    lists = [[] for _ in range(8)]
+    for v in itertools.product((0, 2, 4), repeat=n_kinds):
+        j = sum(v) // 2
+        if j <= 7:
+            lists[j].append(v)
+    vecs = np.array([v for lst in lists for v in sorted(lst)], np.uint8)
+    ptr = np.zeros(9, np.int64)
+    ptr[1:] = np.cumsum([len(x) for x in lists])
+    return vecs, ptr
+
+
+@functools.lru_cache(maxsize=None)
+def _parts():
+    sv, sp = KC.group_lists(KC.suit_sets())          # lists 0..9: 2 * sets + pair
+    hv, hp = KC.group_lists(KC.honor_sets())
+    psv, psp = _pair_lists(9)                        # lists 10..17: pairs
+    phv, php = _pair_lists(7)
+    suit_vecs = np.ascontiguousarray(np.concatenate([sv.astype(np.uint8), psv]))
+    hon_vecs = np.ascontiguousarray(np.concatenate([hv.astype(np.uint8), phv]))
+    suit_ptr = np.concatenate([sp, sp[-1] + psp[1:]]).astype(np.int64)
+    hon_ptr = np.concatenate([hp, hp[-1] + php[1:]]).astype(np.int64)
+    return suit_vecs, suit_ptr, hon_vecs, hon_ptr
+
+
+def _classes(n_sets, with_pairs, suit_ptr, hon_ptr):
+    rows = []
+    size = []
+    for ks in itertools.product(range(n_sets + 1), repeat=4):
+        if sum(ks) != n_sets:
+            continue
+        for g in range(4):
+            rows.append(tuple(2 * ks[j] + (1 if j == g else 0) for j in range(4)))
+    if with_pairs:
+        for js in itertools.product(range(8), repeat=4):
+            if sum(js) == 7:
+                rows.append(tuple(10 + j for j in js))
+    keep = []
+    for r in rows:
+        n = 1
+        for g in range(4):
+            ptr = hon_ptr if g == 3 else suit_ptr
+            n *= int(ptr[r[g] + 1] - ptr[r[g]])
+        if n:
+            keep.append(r)
+            size.append(n)
+    classes = np.array(keep, np.int64).reshape(-1, 4)
+    off = np.zeros(len(keep) + 1, np.int64)
+    off[1:] = np.cumsum(size)
+    return classes, off
+
+
+@functools.lru_cache(maxsize=None)
+def families():
+    """All complete closed 14-tile patterns: regular, seven pairs, then the other forms."""
+    from .exact import _small_forms
+
+    suit_vecs, suit_ptr, hon_vecs, hon_ptr = _parts()
+    classes, off = _classes(4, True, suit_ptr, hon_ptr)
+    return Families(classes, off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
+                    np.ascontiguousarray(_small_forms()), 14)
+
+
+@functools.lru_cache(maxsize=None)
+def meld_families(n_melds):
+    """Concealed parts completing a hand with ``n_melds`` melds (1..4): regular, and
+    with one meld also 组合龙 + pair."""
+    suit_vecs, suit_ptr, hon_vecs, hon_ptr = _parts()
+    classes, off = _classes(4 - n_melds, False, suit_ptr, hon_ptr)
+    rows = []
+    if n_melds == 1:
+        from ._kernels.shapes import knitted_tile
+
+        for k in range(6):
+            for p in range(34):
+                c = [0] * 34
+                for i in range(9):
+                    c[int(knitted_tile(k, i))] += 1
+                c[p] += 2
+                rows.append(c)
+    small = np.array(rows, np.uint8).reshape(-1, 34)
+    return Families(classes, off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small,
+                    14 - 3 * n_melds)
+
+
+# ---------------------------------------------------------------- the index
+
+
+@dataclass
+class ValueIndex:
+    """Per complete closed pattern (numbering of :func:`families`) its value row.
+
+    Attributes
+    ----------
+    rules : str
+    ids : numpy.ndarray
+        uint16 or uint32 per pattern: its row in the table.
+    counted : numpy.ndarray
+        int64 per row: counted fans (toward the bar) of the pattern, scored
+        as in :data:`mjkit.exact.SITUATION`; at most 255 (higher values are
+        stored as 255, which no bar reaches).
+    hand_fans : numpy.ndarray
+        uint64 (rows, 2): bit set of the :attr:`fan_keys` the pattern counts.
+    fan_keys : list of str
+        The fans of kind ``hand`` (:func:`mjkit.rules.catalogue.fan_catalogue`)
+        this rule set scores; bit ``j`` of ``hand_fans`` is ``fan_keys[j]``.
+    """
+
+    rules: str
+    ids: np.ndarray
+    counted: np.ndarray
+    hand_fans: np.ndarray
+    fan_keys: list
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __len__(self):
+        return len(self.ids)
+
+    def value(self, i):
+        """Counted fans of pattern number ``i``."""
+        return int(self.counted[int(self.ids[int(i)])])
+
+    def carries(self, keys):
+        """Boolean per table row: every fan of ``keys`` counted."""
+        mask = np.zeros(2, np.uint64)
+        for k in keys:
+            j = self.fan_keys.index(k)
+            mask[j // 64] |= np.uint64(1) << np.uint64(j % 64)
+        return ((self.hand_fans & mask) == mask).all(axis=1)
+
+
+def _hand_fans(rs):
+    cat = fan_catalogue()
+    return [i for i in range(rs.n_fans)
+            if cat["kind"].iat[i] == "hand" and int(rs.points[i]) > 0]
+
+
+# Kernel files that do not change any stored value.
+_QUERY_ONLY = ("value_index.py", "shanten.py")
+
+
+def _index_key(rs, fam):
+    """Identifies an index: kernels, rule set, situation, patterns, version."""
+    from .exact import SITUATION
+
+    h = hashlib.sha256()
+    for path in sorted((Path(__file__).parent / "_kernels").glob("*.py")):
+        if path.name not in _QUERY_ONLY:        # the scorer's sources
+            h.update(path.read_bytes())
+    for a in rs.kernel_args()[:7]:
+        h.update(np.ascontiguousarray(a).tobytes())
+    h.update(repr((sorted(SITUATION.items()), fam.fingerprint(), _BLOCK, _VERSION,
+                   rs.n_fans, _hand_fans(rs))).encode())
+    return h.hexdigest()[:16]
+
+
+def _threads_chunks(n):
+    return max(1, min(n, 16 * numba.get_num_threads()))
+
+
+def _score_block(fam, rs, lo, hi, key_cols):
+    n = hi - lo
+    pats = np.empty((n, 34), np.uint8)
+    KV.fill_patterns(lo, hi, *fam.arrays(), pats, _threads_chunks(n))
+    forms = np.zeros(n, np.uint8)
+    combos = np.zeros(n, np.int64)
+    KC.forms_and_weights(pats, _BINOM4, forms, combos, _threads_chunks(n))
+    if not forms.all():
+        raise RuntimeError("a generated pattern is not complete")
+    counted = np.empty(n, np.int64)
+    win = np.empty(n, np.int64)
+    sig = np.zeros((n, KC.sig_words(rs.n_fans)), np.int64)
+    KC.score_patterns(pats, forms, *rs.kernel_args(), 0, 0, False, counted, win, sig,
+                      _threads_chunks(n))
+    if (counted < 0).any():
+        from .exact import pattern_text
+
+        i = int(np.argmax(counted < 0))
+        raise RuntimeError(f"the scorer rejects complete pattern {pattern_text(pats[i])}")
+    rows = np.zeros((n, 3), np.uint64)
+    rows[:, 0] = np.minimum(counted, 255).astype(np.uint64)
+    for j, f in enumerate(key_cols):
+        has = ((sig[:, f // KC.SIG_FANS_PER_WORD] >> (4 * (f % KC.SIG_FANS_PER_WORD))) & 15) > 0
+        rows[has, 1 + j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    table, inv = np.unique(rows, axis=0, return_inverse=True)
+    return table, inv.reshape(-1).astype(np.uint32)
+
+
+def _write(path, save):
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            save(fh)
+        os.replace(tmp, path)      # a file is either whole or absent
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def build_value_index(rules="dazhong32", *, folder=None, progress=None):
+    """Score every complete closed pattern and build the index (no caching but the blocks).
+
+    ``folder``: where finished blocks are kept while building (an interrupted
+    build resumes from them); a temporary folder if None.
+    """
+    rs = get_rules(rules)
+    fam = families()
+    key_cols = _hand_fans(rs)
+    if len(key_cols) > 128:
+        raise RuntimeError("more than 128 hand fans")
+    own_tmp = folder is None
+    folder = Path(tempfile.mkdtemp(prefix="mjkit-index-")) if own_tmp else Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    from tqdm.auto import tqdm
+
+    n = fam.n
+    tables, invs = [], []
+    try:
+        with tqdm(total=n, desc=f"value index {rs.name} (once)", unit="hand", unit_scale=True,
+                  disable=progress is False) as bar:
+            for b, lo in enumerate(range(0, n, _BLOCK)):
+                hi = min(n, lo + _BLOCK)
+                path = folder / f"block-{b:04d}.npz"
+                part = None
+                if path.exists():
+                    try:
+                        with np.load(path) as z:
+                            part = (z["table"], z["inv"])
+                    except (OSError, ValueError, KeyError):
+                        part = None
+                if part is None or len(part[1]) != hi - lo:
+                    part = _score_block(fam, rs, lo, hi, key_cols)
+                    _write(path, lambda fh, p=part: np.savez(fh, table=p[0], inv=p[1]))
+                tables.append(part[0])
+                invs.append(part[1])
+                bar.update(hi - lo)
+        allrows = np.concatenate(tables)
+        table, inv = np.unique(allrows, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        dtype = np.uint16 if len(table) <= 65535 else np.uint32
+        ids = np.empty(n, dtype)
+        start = 0
+        pos = 0
+        for t, i in zip(tables, invs):
+            ids[pos:pos + len(i)] = inv[start:start + len(t)][i]
+            start += len(t)
+            pos += len(i)
+    finally:
+        if own_tmp:
+            shutil.rmtree(folder, ignore_errors=True)
+    cat = fan_catalogue()
+    return ValueIndex(rules=rs.name, ids=ids, counted=table[:, 0].astype(np.int64),
+                      hand_fans=np.ascontiguousarray(table[:, 1:]),
+                      fan_keys=[cat["key"].iat[i] for i in key_cols])
+
+
+_lock = threading.Lock()
+
+
+def _load(folder, key):
+    try:
+        meta = json.loads((folder / f"{key}.json").read_text())
+        ids = np.asarray(np.load(folder / f"{key}-ids.npy", mmap_mode="r"))
+        with np.load(folder / f"{key}-table.npz") as z:
+            counted, hand_fans = z["counted"], z["hand_fans"]
+        if len(ids) != meta["n"] or len(counted) != meta["rows"]:
+            return None
+        return meta, ids, counted, hand_fans
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def value_index(rules="dazhong32", *, progress=None):
+    """The :class:`ValueIndex` of a rule set: from memory, the disk cache, or built.
+
+    Parameters
+    ----------
+    rules : str or RuleSet
+    progress : bool, optional
+        Progress bar while building (default: yes).
+    """
+    rs = get_rules(rules)
+    fam = families()
+    key = f"v{_VERSION}-{rs.name}-{_index_key(rs, fam)}"
+    with _lock:
+        found = _MEMO.get(key)
+        if found is not None:
+            return found
+        t = time.perf_counter()
+        base = cache_dir()
+        folder = None if base is None else base / "value_index"
+        loaded = None if folder is None else _load(folder, key)
+        if loaded is not None:
+            meta, ids, counted, hand_fans = loaded
+            idx = ValueIndex(rs.name, ids, counted, hand_fans, meta["fan_keys"])
+            INDEX_INFO[rs.name] = {"source": "disk", "folder": str(folder),
+                                   "seconds": time.perf_counter() - t}
+        else:
+            blocks = None
+            if folder is not None:
+                try:
+                    blocks = folder / f"{key}-blocks"
+                    blocks.mkdir(parents=True, exist_ok=True)
+                except OSError:
+                    blocks = None
+            idx = build_value_index(rs, folder=blocks, progress=progress)
+            saved = False
+            if blocks is not None:
+                try:
+                    _write(folder / f"{key}-ids.npy", lambda fh: np.save(fh, idx.ids))
+                    _write(folder / f"{key}-table.npz",
+                           lambda fh: np.savez(fh, counted=idx.counted,
+                                               hand_fans=idx.hand_fans))
+                    meta = {"n": len(idx.ids), "rows": len(idx.counted),
+                            "fan_keys": idx.fan_keys, "rules": rs.name}
+                    _write(folder / f"{key}.json", lambda fh: fh.write(json.dumps(meta).encode()))
+                    shutil.rmtree(blocks, ignore_errors=True)
+                    saved = True
+                except OSError:
+                    saved = False
+            INDEX_INFO[rs.name] = {"source": "built", "folder": str(folder) if saved else None,
+                                   "seconds": time.perf_counter() - t}
+        _MEMO[key] = idx
+        return idx
+
+
+_MEMO: dict = {}
