@@ -8,6 +8,7 @@ from .rules import RuleSet, get_rules, rule_names, threshold
 from .score import BatchResult, HandBatch, ScoreResult, fan_table, score, score_batch
 from .reach import waits
 from .distance import DistanceResult, distance_to
+from .targets import TargetsResult, target_catalogue, targets
 # The function shadows the submodule of the same name as an attribute of
 # mjkit; "from mjkit.shanten import shanten_batch" still reaches the module.
 from .shanten import ShantenBatch, ShantenResult, shanten, shanten_batch
@@ -17,6 +18,7 @@ __all__ = [
     "score",
     "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "waits", "shanten",
     "shanten_batch", "ShantenResult", "ShantenBatch", "distance_to", "DistanceResult",
+    "targets", "target_catalogue", "TargetsResult",
     "__version__",
 ]
 

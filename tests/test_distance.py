@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 
@@ -27,13 +26,16 @@ import pytest
 import mjkit
 from mjkit import HandError, exact
 from mjkit import value_index as VI
-from mjkit._kernels import complete as KC
 from mjkit.distance import distance_to
 from mjkit.shanten import shanten_batch
 from mjkit.tiles import tiles_to_str
 
+try:
+    from brute import all_draws, complete_rows, sub_multisets
+except ImportError:  # pragma: no cover - tests/ made a package
+    from tests.brute import all_draws, complete_rows, sub_multisets
+
 RULES = "dazhong32"
-_BINOM4 = np.array([math.comb(4, k) for k in range(5)], np.int64)
 
 
 @pytest.fixture(scope="module")
@@ -50,38 +52,7 @@ def _text(c):
 
 @pytest.fixture(scope="module")
 def draws():
-    """All multisets of 1, 2 and 3 tile kinds, as count rows."""
-    out = {}
-    for k in (1, 2, 3):
-        rows = []
-        for combo in itertools.combinations_with_replacement(range(34), k):
-            r = np.zeros(34, np.int64)
-            for t in combo:
-                r[t] += 1
-            rows.append(r)
-        out[k] = np.array(rows)
-    return out
-
-
-def _sub_multisets(h, size):
-    tiles = [t for t in range(34) for _ in range(int(h[t]))]
-    seen = set()
-    for keep in itertools.combinations(tiles, size):
-        if keep in seen:
-            continue
-        seen.add(keep)
-        c = np.zeros(34, np.int64)
-        for t in keep:
-            c[t] += 1
-        yield c
-
-
-def _complete_rows(rows):
-    rows = np.unique(rows, axis=0).astype(np.uint8)
-    forms = np.zeros(len(rows), np.uint8)
-    combos = np.zeros(len(rows), np.int64)
-    KC.forms_and_weights(rows, _BINOM4, forms, combos, 4)
-    return rows[forms > 0]
+    return all_draws()
 
 
 def _value(rows, melds, situation, lianla):
@@ -126,13 +97,13 @@ def brute_distance(h, min_fans, draws, *, melds=(), unseen=None, situation=None,
         else:
             a = draws[add]
             a = a[(a <= unseen).all(axis=1)]
-            cands = [K + a for K in _sub_multisets(h, keep)]
+            cands = [K + a for K in sub_multisets(h, keep)]
         rows = np.concatenate([np.atleast_2d(c) for c in cands])
         rows = rows[(rows.max(axis=1) <= 4)]
         if not len(rows):
             continue
         if k == 0:
-            rows = _complete_rows(rows)
+            rows = complete_rows(rows)
             if not len(rows):
                 continue
             if situation is None and lianla == 0:

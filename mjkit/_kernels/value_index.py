@@ -365,3 +365,72 @@ def _verify(pat, row, all_tiles, min_counted, work, points, excl_ptr, excl_idx, 
                              tie_order, covers, table, wtable, fan, raw, dec, ws, standing,
                              best_fan)
     return best >= min_counted
+
+
+# ---------------------------------------------------------------- nearest per row
+
+
+@njit(cache=True)
+def nearest_per_row(h, unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
+                    small, ids, best, where):
+    """For every row id of the index, the most tiles the hand shares with one of its patterns.
+
+    ``best[r]`` (init -1) gets the best overlap among the patterns whose id is
+    ``r`` and that need no more copies of a kind than ``unseen``;
+    ``where[r]`` the first such pattern number.  One pass over every
+    pattern (no pruning: every row wants its own answer); any set of fan
+    combinations is then answered from these rows alone.
+    """
+    ov_s = np.empty((3, suit_vecs.shape[0]), np.int64)
+    ov_h = np.empty(hon_vecs.shape[0], np.int64)
+    _overlaps(h, suit_vecs, hon_vecs, ov_s, ov_h)
+    pat = np.zeros(34, np.int64)
+    for k in range(classes.shape[0]):
+        L0 = classes[k, 0]
+        L1 = classes[k, 1]
+        L2 = classes[k, 2]
+        L3 = classes[k, 3]
+        s0 = suit_ptr[L0]
+        s1 = suit_ptr[L1]
+        s2 = suit_ptr[L2]
+        s3 = hon_ptr[L3]
+        n0 = suit_ptr[L0 + 1] - s0
+        n1 = suit_ptr[L1 + 1] - s1
+        n2 = suit_ptr[L2 + 1] - s2
+        n3 = hon_ptr[L3 + 1] - s3
+        off = class_off[k]
+        for a in range(n0):
+            oa = ov_s[0, s0 + a]
+            for b in range(n1):
+                ob = oa + ov_s[1, s1 + b]
+                for c in range(n2):
+                    oc = ob + ov_s[2, s2 + c]
+                    base = off + ((a * n1 + b) * n2 + c) * n3
+                    for d in range(n3):
+                        od = oc + ov_h[s3 + d]
+                        r = ids[base + d]
+                        if od <= best[r]:
+                            continue
+                        for t in range(9):
+                            pat[t] = suit_vecs[s0 + a, t]
+                            pat[9 + t] = suit_vecs[s1 + b, t]
+                            pat[18 + t] = suit_vecs[s2 + c, t]
+                        for t in range(7):
+                            pat[27 + t] = hon_vecs[s3 + d, t]
+                        if _need_ok(h, pat, unseen):
+                            best[r] = od
+                            where[r] = base + d
+    n_prod = class_off[class_off.shape[0] - 1]
+    for x in range(small.shape[0]):
+        o = 0
+        for t in range(34):
+            y = small[x, t]
+            o += h[t] if h[t] < y else y
+        r = ids[n_prod + x]
+        if o <= best[r]:
+            continue
+        for t in range(34):
+            pat[t] = small[x, t]
+        if _need_ok(h, pat, unseen):
+            best[r] = o
+            where[r] = n_prod + x
