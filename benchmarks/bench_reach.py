@@ -12,6 +12,13 @@ Target (issue): mjkit >= 20x PyMahjongGB.  For information it also times
 mjkit with every form's value and with useful tiles (PyMahjongGB computes
 neither in ``MahjongShanten``), and one ``shanten()`` call.
 
+Distance section: the value index (size, time to read it, and with
+``--build-index`` the time and peak memory to build it from scratch), then
+``mjkit.distance_to`` one query at a time on the first ``--queries`` of
+those hands at T = 0, 8, 16, 24 and 32 (target: <= 50 ms per query at
+T = 32), the same question at T = 0 against PyMahjongGB ``MahjongShanten``,
+``mjkit.targets``, and the slower paths (other winds, melds).
+
 Speed is measured here, never asserted in the tests.
 """
 
@@ -151,11 +158,130 @@ def bench_shanten(args, counts):
     return rates, peer
 
 
+def _quantiles(times):
+    a = np.sort(np.asarray(times)) * 1e3
+    return (f"median {np.median(a):6.1f} ms, p95 {a[int(0.95 * (len(a) - 1))]:6.1f} ms, "
+            f"max {a[-1]:6.1f} ms, {len(a) / (a.sum() / 1e3):7.1f} queries/s")
+
+
+def _index_build_subprocess(rules):
+    """Build a value index from scratch in a new process; its seconds and peak memory."""
+    code = ("import resource, time; from mjkit import value_index as V; "
+            "t = time.perf_counter(); "
+            f"i = V.build_value_index({rules!r}, progress=False); "
+            "print(time.perf_counter() - t, "
+            "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "
+            "i.ids.nbytes / 2**20, len(i.counted))")
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, MJKIT_CACHE_DIR=folder)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, env=env)
+    secs, rss, ids_mb, rows = out.stdout.split()
+    return float(secs), float(rss), float(ids_mb), int(rows)
+
+
+def bench_distance(args, counts):
+    """distance_to and targets: per-query time at T = 8, 16, 32, and the value index."""
+    from mjkit import value_index as VI
+
+    print("== distance to value (distance_to, targets) ==")
+    t = time.perf_counter()
+    index = VI.value_index(args.rules)
+    first = time.perf_counter() - t
+    info = VI.INDEX_INFO.get(args.rules, {})
+    mem = (index.ids.nbytes + index.counted.nbytes + index.hand_fans.nbytes) / 2 ** 20
+    fam = VI.families()
+    fam_mb = sum(a.nbytes for a in fam.arrays()) / 2 ** 20
+    print(f"value index {args.rules}: {len(index.ids):,} complete closed patterns, "
+          f"{len(index.counted):,} distinct (value, fans) rows, {mem:.1f} MiB "
+          f"(+ {fam_mb:.1f} MiB of pattern parts); obtained from {info.get('source')} "
+          f"in {first:.2f} s")
+    code = ("import time; t = time.perf_counter(); from mjkit import value_index as V; "
+            f"V.value_index({args.rules!r}); print(f'{{time.perf_counter() - t:.2f}}')")
+    cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    print(f"new process: import and memory-map the cached index: {cold} s")
+    if args.build_index:
+        secs, rss, ids_mb, rows = _index_build_subprocess(args.rules)
+        print(f"built from scratch in a new process: {secs:.0f} s on "
+              f"{numba.config.NUMBA_NUM_THREADS} threads, peak memory {rss:.0f} MiB "
+              f"(ids {ids_mb:.1f} MiB, {rows:,} rows)")
+    else:
+        print("(build from scratch: pass --build-index; a few minutes on 2 cores)")
+
+    hands = counts[:args.queries]
+    mjkit.distance_to(hands[0], 32, args.rules)          # compile / load
+    mjkit.targets(hands[0], rules=args.rules, top=0)
+    print()
+    print(f"{len(hands)} random closed 13-tile hands (seed {args.seed}), one query at a time:")
+    results = {}
+    for T in (0, 8, 16, 24, 32):
+        times, dist = [], []
+        for h in hands:
+            t = time.perf_counter()
+            d = mjkit.distance_to(h, T, args.rules, examples=1)
+            times.append(time.perf_counter() - t)
+            dist.append(-9 if d.distance is None else d.distance)
+        results[T] = times
+        print(f"distance_to T={T:>2}: {_quantiles(times)}; mean distance {np.mean(dist):.2f}")
+    if max(results[32]) < 0.05:
+        print("every T=32 query within the 50 ms target")
+    else:
+        over = sum(x >= 0.05 for x in results[32])
+        print(f"T=32: {over} of {len(hands)} queries over the 50 ms target")
+
+    try:
+        import MahjongGB
+        import pgb
+    except ImportError:
+        print("PyMahjongGB not installed: no peer for T=0")
+    else:
+        codes = [pgb.standing_codes(c) for c in hands]
+        t = time.perf_counter()
+        for c in codes:
+            MahjongGB.MahjongShanten((), c)
+        per = (time.perf_counter() - t) / len(codes)
+        mine = float(np.median(results[0]))
+        print(f"peer, the same question at T=0 (plain shanten): PyMahjongGB MahjongShanten "
+              f"{per * 1e6:.0f} us per hand; distance_to(T=0) is {mine / per:.0f}x slower "
+              "(it also finds example targets; mjkit's shanten_batch is the fast path)")
+
+    n_small = max(20, len(hands) // 10)
+    times = []
+    for h in hands[:n_small]:
+        t = time.perf_counter()
+        mjkit.targets(h, rules=args.rules, top=3)
+        times.append(time.perf_counter() - t)
+    print(f"targets (whole catalogue, top 3 scored), {n_small} hands: {_quantiles(times)}")
+    for label, kw in (("seat S, round W (candidates re-scored)",
+                       {"seat_wind": "S", "round_wind": "W"}),):
+        times = []
+        for h in hands[:n_small]:
+            t = time.perf_counter()
+            mjkit.distance_to(h, 32, args.rules, examples=1, **kw)
+            times.append(time.perf_counter() - t)
+        print(f"distance_to T=32, {label}: {_quantiles(times)}")
+    melded = ["[123m]456p789s1122z", "[123m][456p]789s1122z", "[EEE]123m456p78s99s",
+              "[234s]2468m1357p99s"]
+    times = []
+    for text in melded:
+        t = time.perf_counter()
+        mjkit.distance_to(text, 32, args.rules, examples=1)
+        times.append(time.perf_counter() - t)
+    print(f"distance_to T=32 with melds (every candidate re-scored), {len(melded)} hands: "
+          f"{_quantiles(times)}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=9)
+    ap.add_argument("--queries", type=int, default=300,
+                    help="distance_to / targets queries timed per setting")
+    ap.add_argument("--build-index", action="store_true",
+                    help="also build a value index from scratch (minutes) for its time and memory")
+    ap.add_argument("--rules", default="dazhong32")
     args = ap.parse_args(argv)
 
     print(f"mjkit {mjkit.__version__}, numba {numba.__version__}, "
@@ -166,7 +292,7 @@ def main(argv=None):
     bench_shanten(args, counts)
     print()
 
-    # ---- further reach-analysis sections go here (same `args`, `counts`) ----
+    bench_distance(args, counts)
 
 
 if __name__ == "__main__":

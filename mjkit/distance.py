@@ -338,7 +338,8 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     h = np.ascontiguousarray(counts, np.int64)
     need = max(target - level * rs.streak_points, 0)    # from the hand itself
     row = _meld_row(meld_list, seat, rnd, self_drawn, level)
-    default = seat == 0 and rnd == 0 and self_drawn
+    winds = seat != 0 or rnd != 0
+    wind_mode = False
     if k:
         fam = VI.meld_families(k)
         ids = np.zeros(0, np.uint16)
@@ -348,18 +349,24 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
         index = VI.value_index(rs, progress=progress)
         ids = index.ids
         accept = np.zeros(len(index.counted), np.int8)
-        if default:
+        pts = rs.points_list
+        # what another seat or round wind can add: 圈风刻 + 门风刻
+        slack = (pts[rs.fan_index("PREVALENT_WIND")] + pts[rs.fan_index("SEAT_WIND")]
+                 if winds else 0)
+        if not self_drawn:
+            # a discard win never scores more than the self-drawn one (不求人 4
+            # becomes 门前清 2, 自摸 goes, a pung won on the discard is exposed)
+            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
+        elif winds:
+            wind_mode = True
+            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
             accept[index.counted >= need] = KV.ACCEPT_YES
         else:
-            pts = rs.points_list
-            slack = 0
-            if seat != 0 or rnd != 0:
-                slack = pts[rs.fan_index("PREVALENT_WIND")] + pts[rs.fan_index("SEAT_WIND")]
-            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
+            accept[index.counted >= need] = KV.ACCEPT_YES
     pool = np.zeros((max(4 * examples, 16), N_KINDS), np.int64)
     all_tiles = bool(k) or not self_drawn
-    best, n_ex, verified = KV.nearest(h, unseen, True, *fam.arrays(), ids, accept, row,
-                                      all_tiles, target, *rs.kernel_args(), pool)
+    best, n_ex, verified = KV.nearest(h, unseen, True, *fam.arrays(), ids, accept, wind_mode,
+                                      row, all_tiles, target, *rs.kernel_args(), pool)
     situation = {"self_drawn": self_drawn, "seat_wind": _WIND[seat],
                  "round_wind": _WIND[rnd]}
     text = _hand_text(counts, meld_list)

@@ -30,6 +30,9 @@ MAX_OVERLAP = 14
 ACCEPT_NO = 0
 ACCEPT_YES = 1
 ACCEPT_VERIFY = 2       # score the pattern in the query's situation first
+# With ``wind_mode`` (another seat or round wind, self-drawn): a pattern
+# without a wind pung scores as in the index, so YES / VERIFY decide it
+# alone (accept / reject) and only patterns with a wind pung are scored.
 
 
 # ---------------------------------------------------------------- patterns
@@ -168,8 +171,8 @@ def _ways(h, pat, unseen, binom):
 
 @njit(cache=True)
 def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
-            small, ids, accept, row, all_tiles, min_counted, points, excl_ptr, excl_idx, order,
-            rank, tie_order, covers, table, wtable, examples):
+            small, ids, accept, wind_mode, row, all_tiles, min_counted, points, excl_ptr,
+            excl_idx, order, rank, tie_order, covers, table, wtable, examples):
     """Most tiles a hand shares with an accepted complete pattern, and examples.
 
     Parameters
@@ -189,6 +192,9 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
         Per id: ``ACCEPT_NO``, ``ACCEPT_YES`` or ``ACCEPT_VERIFY`` (score the
         pattern in the situation of ``row`` and accept it if its counted fans
         reach ``min_counted``).
+    wind_mode : bool
+        See ``ACCEPT_VERIFY``: decide patterns without a wind pung by the
+        code alone (YES accept, VERIFY reject).
     row : int32 (ROW_LEN,)
         The situation (melds, flags, winds, 连拉) for verification.
     examples : int64 (k, 34)
@@ -295,6 +301,10 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
                             pat[27 + t] = hon_vecs[vd, t]
                         if check_unseen and not _need_ok(h, pat, unseen):
                             continue
+                        if wind_mode:
+                            acc = _wind_code(acc, pat)
+                            if acc == ACCEPT_NO:
+                                continue
                         if acc == ACCEPT_VERIFY:
                             verified += 1
                             if not _verify(pat, row, all_tiles, min_counted, work, points,
@@ -320,6 +330,10 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
             pat[t] = small[x, t]
         if check_unseen and not _need_ok(h, pat, unseen):
             continue
+        if wind_mode:
+            acc = _wind_code(acc, pat)
+            if acc == ACCEPT_NO:
+                continue
         if acc == ACCEPT_VERIFY:
             verified += 1
             if not _verify(pat, row, all_tiles, min_counted, work, points, excl_ptr, excl_idx,
@@ -328,6 +342,15 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
                 continue
         best, n_ex = _record(o, best, n_ex, pat, examples)
     return best, n_ex, verified
+
+
+@njit(cache=True)
+def _wind_code(acc, pat):
+    """In wind mode: a pattern without a wind pung keeps its index value."""
+    for t in range(27, 31):
+        if pat[t] >= 3:
+            return ACCEPT_VERIFY
+    return ACCEPT_YES if acc == ACCEPT_YES else ACCEPT_NO
 
 
 @njit(cache=True)
