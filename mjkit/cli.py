@@ -267,6 +267,58 @@ def _cmd_waits(args):
     return OK if result.is_ready else NOT_WIN
 
 
+def _reach_common(sub, name, help_, description):
+    p = sub.add_parser(name, help=help_, description=description)
+    p.add_argument("hand", nargs="+", help='13 or 14 tiles, e.g. "123m234m345m678m9m"')
+    p.add_argument("--min-fans", type=int, default=None, metavar="T",
+                   help="counted fans to reach, 连拉 included (default: the rule set's minimum)")
+    p.add_argument("--rules", default="dazhong32", help="rule set (default: dazhong32)")
+    p.add_argument("--lianla", type=int, default=0, metavar="N", help="连N拉N level")
+    p.add_argument("--visible", metavar="TILES", help="tiles seen elsewhere (discards, melds)")
+    p.add_argument("--lang", choices=("zh", "en"), default="en")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    return p
+
+
+def _cmd_distance(args):
+    import mjkit
+
+    d = mjkit.distance_to(" ".join(args.hand), args.min_fans, args.rules, lianla=args.lianla,
+                          visible=args.visible, seat_wind=args.seat_wind,
+                          round_wind=args.round_wind, examples=args.examples)
+    if args.json:
+        print(json.dumps({"hand": d.hand, "rules": d.rules, "min_fans": d.min_fans,
+                          "lianla": d.lianla, "distance": d.distance, "fit": d.fit,
+                          "targets": [{"hand": t.hand, "keep": t.keep, "discard": t.discard,
+                                       "need": t.need, "ways": t.ways, "counted": t.counted,
+                                       "fans": list(t.fans)} for t in d.targets]},
+                         ensure_ascii=False, indent=2))
+    else:
+        print(d.summary(args.lang))
+        for t in d.targets[1:]:
+            print(f"  {t.hand}: {t.counted} - {' '.join(t.fans)}")
+    return OK if d.distance is not None else NOT_WIN
+
+
+def _cmd_targets(args):
+    import mjkit
+
+    r = mjkit.targets(" ".join(args.hand), args.min_fans, args.rules, lianla=args.lianla,
+                      visible=args.visible, top=args.top)
+    if args.json:
+        cols = ["rank", "combination", "combination_en", "fans", "points", "distance", "fit",
+                "need", "ways", "example", "counted", "source", "note"]
+        rows = r.table[cols].head(args.top).astype(object).where(
+            r.table[cols].head(args.top).notna(), None)
+        print(json.dumps({"hand": r.hand, "rules": r.rules, "min_fans": r.min_fans,
+                          "lianla": r.lianla, "advice": r.advice,
+                          "targets": rows.to_dict("records")},
+                         ensure_ascii=False, indent=2, default=int))
+    else:
+        print(r.summary(args.lang, top=args.top))
+    return OK if r.distance is not None else NOT_WIN
+
+
 # --------------------------------------------------------------------------
 # fans
 # --------------------------------------------------------------------------
@@ -392,6 +444,23 @@ def build_parser():
     wa.add_argument("--visible", metavar="TILES", help="tiles seen elsewhere (discards, melds)")
     _add_game_options(wa)
     wa.set_defaults(func=_cmd_waits)
+
+    di = _reach_common(
+        sub, "distance", "how far a hand is from a complete hand worth T fans",
+        "Fewest exchanges to a complete hand whose counted fans reach T (exact for closed "
+        "hands), with example targets: what to keep, let go and draw.  The first use of a "
+        "rule set builds its value index (a few minutes, then cached).")
+    di.add_argument("--seat-wind", default="E", metavar="WIND")
+    di.add_argument("--round-wind", default="E", metavar="WIND")
+    di.add_argument("--examples", type=int, default=3, metavar="K")
+    di.set_defaults(func=_cmd_distance)
+
+    ta = _reach_common(
+        sub, "targets", "which fan combinations to aim at (6看 7停 8上)",
+        "Named fan combinations reaching the bar (fan table and seed 000), ranked for a "
+        "closed hand by distance and ways to draw the missing tiles.")
+    ta.add_argument("--top", type=int, default=8, metavar="K", help="rows to show")
+    ta.set_defaults(func=_cmd_targets)
 
     fa = sub.add_parser("fans", help="list the fans of a rule set",
                         description="Print the fan catalogue of a rule set.")

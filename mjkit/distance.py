@@ -363,7 +363,9 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
             accept[index.counted >= need] = KV.ACCEPT_YES
         else:
             accept[index.counted >= need] = KV.ACCEPT_YES
-    pool = np.zeros((max(4 * examples, 16), N_KINDS), np.int64)
+    # ties at the best overlap, to pick the easiest examples from (fewer with
+    # melds, where each one costs a scoring)
+    pool = np.zeros((examples if k else max(4 * examples, 16), N_KINDS), np.int64)
     all_tiles = bool(k) or not self_drawn
     best, n_ex, verified = KV.nearest(h, unseen, True, *fam.arrays(), ids, accept, wind_mode,
                                       row, all_tiles, target, *rs.kernel_args(), pool)
@@ -373,8 +375,11 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     if best < 0:
         return DistanceResult(text, rs.name, target, level, None, 0, [], situation,
                               int(verified), time.perf_counter() - t0)
-    found = [_target(pool[i], h, unseen, meld_list, rs, level, situation)
-             for i in range(n_ex)]
-    found.sort(key=lambda t: (-t.ways, -t.counted, t.hand))
+    # the easiest examples first (most ways to draw what is missing); only
+    # those shown are scored in full
+    need = np.maximum(pool[:n_ex] - h, 0)
+    ways = np.prod(_BINOM[np.minimum(unseen, 4)[None, :], need], axis=1)
+    order = sorted(range(n_ex), key=lambda i: (-ways[i], pool[i].tolist()))[:examples]
+    found = [_target(pool[i], h, unseen, meld_list, rs, level, situation) for i in order]
     return DistanceResult(text, rs.name, target, level, 13 - 3 * k - int(best), int(best),
-                          found[:examples], situation, int(verified), time.perf_counter() - t0)
+                          found, situation, int(verified), time.perf_counter() - t0)

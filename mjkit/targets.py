@@ -277,9 +277,12 @@ class TargetsResult:
         lines = [_advice(self, lang)]
         t = self.table.head(top)
         for r in t.itertuples():
-            name = r.combination if lang == "zh" else r.combination_en
-            lines.append(f"  {r.rank:>2}. {name}: distance {r.distance}, {r.fit} fit, "
-                         f"draw {r.need or '-'} ({r.ways} ways)")
+            if lang == "zh":
+                lines.append(f"  {r.rank:>2}. {r.combination}：{r.distance} 向听，{r.fit} 张合用，"
+                             f"要 {r.need or '—'}（{r.ways} 种摸法）")
+            else:
+                lines.append(f"  {r.rank:>2}. {r.combination_en}: distance {r.distance}, "
+                             f"{r.fit} fit, draw {r.need or '-'} ({r.ways} ways)")
         return "\n".join(lines)
 
     def __str__(self):

@@ -209,3 +209,19 @@ def test_score_dazhong32_options(capsys):
     assert data["wild_as"] == ["9m", "9m"] and data["legal"] is True
     code, _, err = run(capsys, "score", "123456789m111pE E", "--rules", "dazhong32")
     assert code == 2 and "self-draw only" in err
+
+
+def test_distance_and_targets_commands(capsys):
+    code, out, _ = run(capsys, "distance", "123m234m345m67m99s")
+    assert code == 0 and "1 from a hand worth 32" in out and "12 tiles fit" in out
+    code, out, _ = run(capsys, "distance", "123m234m345m678m9m", "--json", "--examples", "2")
+    data = json.loads(out)
+    assert data["distance"] == 0 and len(data["targets"]) == 2
+    assert all(t["counted"] >= 32 for t in data["targets"])
+    code, out, _ = run(capsys, "targets", "2468m13579p2468s", "--lang", "zh", "--top", "3")
+    assert code == 0 and "7停" in out and "向听" in out
+    code, out, _ = run(capsys, "targets", "123m234m345m678m9m", "--json", "--top", "2")
+    data = json.loads(out)
+    assert data["targets"][0]["distance"] == 0 and "8上" in data["advice"]
+    code, _, err = run(capsys, "distance", "123m")
+    assert code == 2 and "wrong number of tiles" in err

@@ -246,7 +246,7 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
     for kk in range(n_cls):
         k = cls_order[kk]
         # while examples are still wanted, ties with the best are worth visiting
-        slack = 1 if n_ex >= max_ex else 0
+        slack = 0 if n_ex >= max_ex else 1
         if bound[k] < 0 or bound[k] + slack <= best:
             break
         L0 = classes[k, 0]
@@ -264,26 +264,26 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
         for ia in range(n0):
             a = perm_s[0, suit_ptr[L0] + ia]
             oa = ov_s[0, suit_ptr[L0] + a]
-            slack = 1 if n_ex >= max_ex else 0
+            slack = 0 if n_ex >= max_ex else 1
             if oa + m1 + m2 + m3 + slack <= best:
                 break
             for ib in range(n1):
                 b = perm_s[1, suit_ptr[L1] + ib]
                 ob = oa + ov_s[1, suit_ptr[L1] + b]
-                slack = 1 if n_ex >= max_ex else 0
+                slack = 0 if n_ex >= max_ex else 1
                 if ob + m2 + m3 + slack <= best:
                     break
                 for ic in range(n2):
                     c = perm_s[2, suit_ptr[L2] + ic]
                     oc = ob + ov_s[2, suit_ptr[L2] + c]
-                    slack = 1 if n_ex >= max_ex else 0
+                    slack = 0 if n_ex >= max_ex else 1
                     if oc + m3 + slack <= best:
                         break
                     base = off + ((a * n1 + b) * n2 + c) * n3
                     for id_ in range(n3):
                         d = perm_h[hon_ptr[L3] + id_]
                         od = oc + ov_h[hon_ptr[L3] + d]
-                        slack = 1 if n_ex >= max_ex else 0
+                        slack = 0 if n_ex >= max_ex else 1
                         if od + slack <= best:
                             break
                         acc = ACCEPT_VERIFY if verify_all else accept[ids[base + d]]
@@ -320,7 +320,7 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
         for t in range(34):
             y = small[x, t]
             o += h[t] if h[t] < y else y
-        slack = 1 if n_ex >= max_ex else 0
+        slack = 0 if n_ex >= max_ex else 1
         if o + slack <= best:
             continue
         acc = ACCEPT_VERIFY if verify_all else accept[ids[n_prod + x]]
