@@ -340,19 +340,35 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     row = _meld_row(meld_list, seat, rnd, self_drawn, level)
     winds = seat != 0 or rnd != 0
     wind_mode = False
+    meld_counts = np.zeros(N_KINDS, np.int64)
+    pos_s = pos_h = np.zeros(0, np.int32)
+    cls_of = np.zeros((1, 1, 1, 1), np.int64)
+    full_off = np.zeros(1, np.int64)
+    pts = rs.points_list
+    # what another seat or round wind can add: 圈风刻 + 门风刻
+    slack = (pts[rs.fan_index("PREVALENT_WIND")] + pts[rs.fan_index("SEAT_WIND")]
+             if winds else 0)
     if k:
         fam = VI.meld_families(k)
         ids = np.zeros(0, np.uint16)
         accept = np.zeros(1, np.int8)
+        if self_drawn and all(m.kind != "kong" for m in meld_list):
+            # A self-drawn hand with chows and pungs never scores more than the
+            # same tiles closed (不求人 becomes 自摸, exposed pungs are not
+            # concealed, the winning tile has fewer choices), so a part whose
+            # closed counterpart is below the bar is skipped unscored.
+            index = VI.value_index(rs, progress=progress)
+            ids = index.ids
+            accept = np.where(index.counted >= need - slack, KV.ACCEPT_VERIFY,
+                              KV.ACCEPT_NO).astype(np.int8)
+            meld_counts = melded.astype(np.int64)
+            pos_s, pos_h, cls_of = VI.rank_tables()
+            full_off = VI.families().class_off
     else:
         fam = VI.families()
         index = VI.value_index(rs, progress=progress)
         ids = index.ids
         accept = np.zeros(len(index.counted), np.int8)
-        pts = rs.points_list
-        # what another seat or round wind can add: 圈风刻 + 门风刻
-        slack = (pts[rs.fan_index("PREVALENT_WIND")] + pts[rs.fan_index("SEAT_WIND")]
-                 if winds else 0)
         if not self_drawn:
             # a discard win never scores more than the self-drawn one (不求人 4
             # becomes 门前清 2, 自摸 goes, a pung won on the discard is exposed)
@@ -368,7 +384,8 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     pool = np.zeros((examples if k else max(4 * examples, 16), N_KINDS), np.int64)
     all_tiles = bool(k) or not self_drawn
     best, n_ex, verified = KV.nearest(h, unseen, True, *fam.arrays(), ids, accept, wind_mode,
-                                      row, all_tiles, target, *rs.kernel_args(), pool)
+                                      meld_counts, pos_s, pos_h, cls_of, full_off, row,
+                                      all_tiles, target, *rs.kernel_args(), pool)
     situation = {"self_drawn": self_drawn, "seat_wind": _WIND[seat],
                  "round_wind": _WIND[rnd]}
     text = _hand_text(counts, meld_list)

@@ -187,6 +187,30 @@ def meld_families(n_melds):
                     14 - 3 * n_melds)
 
 
+@functools.lru_cache(maxsize=None)
+def rank_tables():
+    """Lookup tables of :func:`mjkit._kernels.value_index.rank_regular` for :func:`families`.
+
+    Returns ``(pos_s, pos_h, cls_of)``: int32 part positions by base-5 key
+    (suits 5**9, honours 5**7; regular lists only) and the class of each
+    quadruple of regular lists (int64 (10, 10, 10, 10), -1 none).
+    """
+    fam = families()
+    out = []
+    for vecs, ptr, n_kinds in ((fam.suit_vecs, fam.suit_ptr, 9), (fam.hon_vecs, fam.hon_ptr, 7)):
+        pos = np.full(5 ** n_kinds, -1, np.int32)
+        w = 5 ** np.arange(n_kinds, dtype=np.int64)
+        for lst in range(10):                  # the regular lists (2 * sets + pair)
+            part = vecs[ptr[lst]:ptr[lst + 1]].astype(np.int64)
+            pos[part @ w] = np.arange(len(part), dtype=np.int32)
+        out.append(pos)
+    cls_of = np.full((10, 10, 10, 10), -1, np.int64)
+    for k, (a, b, c, d) in enumerate(fam.classes.tolist()):
+        if max(a, b, c, d) < 10:
+            cls_of[a, b, c, d] = k
+    return out[0], out[1], cls_of
+
+
 # ---------------------------------------------------------------- the index
 
 

@@ -225,7 +225,9 @@ def test_visible_tiles_remove_targets(draws):
 
 
 def test_melded_hands_against_brute_force(draws):
-    cases = ["[123m]234m345m678m9m", "[555p]123m456m78m99s", "[EEE][SSS]WWNN9m9s5p"]
+    # chows and pungs use the closed counterpart as a bound; a kong is scored throughout
+    cases = ["[123m]234m345m678m9m", "[555p]123m456m78m99s", "[EEE][SSS]WWNN9m9s5p",
+             "[789p]112233m4567s", "[5555s]123m456p99m78p"]
     for text in cases:
         melds, tiles = mjkit.hand._scan_tile_part(text)
         c = np.bincount(tiles, minlength=34)
@@ -236,6 +238,14 @@ def test_melded_hands_against_brute_force(draws):
                 assert got.distance is None or got.distance > 1, text
             else:
                 assert got.distance == want, text
+    # another seat and round wind with melds
+    situation = {"seat_wind": "S", "round_wind": "S"}
+    for text in ["[EEE][SSS]WWNN9m9s5p", "[SSS]123m456p78s99s"]:
+        melds, tiles = mjkit.hand._scan_tile_part(text)
+        c = np.bincount(tiles, minlength=34)
+        want = brute_distance(c, 32, draws, melds=melds, situation=situation, max_d=1)
+        got = distance_to(text, 32, RULES, seat_wind="S", round_wind="S")
+        assert got.distance == want or (want is None and got.distance > 1), text
 
 
 def test_targets_are_consistent(index):

@@ -170,9 +170,59 @@ def _ways(h, pat, unseen, binom):
 
 
 @njit(cache=True)
+def rank_regular(p, pos_s, pos_h, cls_of, full_off, suit_ptr, hon_ptr):
+    """Number of a complete regular 14-tile pattern ``p`` in the full families, or -1.
+
+    ``pos_s`` / ``pos_h``: position of a part in its list, by the part's
+    base-5 key (-1: no such part); ``cls_of[L0, L1, L2, L3]``: the class of
+    those regular lists (-1 none).
+    """
+    lst = np.empty(4, np.int64)
+    pos = np.empty(4, np.int64)
+    for g in range(4):
+        n_kinds = 7 if g == 3 else 9
+        key = 0
+        total = 0
+        mul = 1
+        for t in range(n_kinds):
+            x = p[9 * g + t]
+            key += x * mul
+            mul *= 5
+            total += x
+        pair = 1 if total % 3 == 2 else 0
+        if total % 3 == 1:
+            return -1
+        lst[g] = 2 * ((total - 2 * pair) // 3) + pair
+        pos[g] = pos_h[key] if g == 3 else pos_s[key]
+        if pos[g] < 0:
+            return -1
+    k = cls_of[lst[0], lst[1], lst[2], lst[3]]
+    if k < 0:
+        return -1
+    n1 = suit_ptr[lst[1] + 1] - suit_ptr[lst[1]]
+    n2 = suit_ptr[lst[2] + 1] - suit_ptr[lst[2]]
+    n3 = hon_ptr[lst[3] + 1] - hon_ptr[lst[3]]
+    return full_off[k] + ((pos[0] * n1 + pos[1]) * n2 + pos[2]) * n3 + pos[3]
+
+
+@njit(cache=True)
+def _meld_code(pat, meld_counts, full, accept, ids, pos_s, pos_h, cls_of, full_off, suit_ptr,
+               hon_ptr):
+    """Hands with melds: reject a concealed part whose closed counterpart (the part plus the
+    meld tiles, scored as a closed hand in the index) is already below the bar."""
+    for t in range(34):
+        full[t] = pat[t] + meld_counts[t]
+    num = rank_regular(full, pos_s, pos_h, cls_of, full_off, suit_ptr, hon_ptr)
+    if num < 0:
+        return ACCEPT_VERIFY
+    return ACCEPT_NO if accept[ids[num]] == ACCEPT_NO else ACCEPT_VERIFY
+
+
+@njit(cache=True)
 def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
-            small, ids, accept, wind_mode, row, all_tiles, min_counted, points, excl_ptr,
-            excl_idx, order, rank, tie_order, covers, table, wtable, examples):
+            small, ids, accept, wind_mode, meld_counts, pos_s, pos_h, cls_of, full_off, row,
+            all_tiles, min_counted, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
+            table, wtable, examples):
     """Most tiles a hand shares with an accepted complete pattern, and examples.
 
     Parameters
@@ -195,6 +245,11 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
     wind_mode : bool
         See ``ACCEPT_VERIFY``: decide patterns without a wind pung by the
         code alone (YES accept, VERIFY reject).
+    meld_counts, pos_s, pos_h, cls_of, full_off
+        Meld mode (``pos_s`` not empty; ``classes`` are then those of the
+        concealed parts and ``ids`` / ``accept`` those of the full index): a
+        part is scored only if its closed counterpart passes ``accept``
+        (:func:`_meld_code`); see :func:`rank_regular`.
     row : int32 (ROW_LEN,)
         The situation (melds, flags, winds, 连拉) for verification.
     examples : int64 (k, 34)
@@ -231,8 +286,10 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
     cls_order = np.argsort(-bound)
 
     max_ex = examples.shape[0]
+    meld_mode = pos_s.shape[0] > 0
     verify_all = ids.shape[0] == 0
     pat = np.zeros(34, np.int64)
+    full = np.zeros(34, np.int64)
     work = np.zeros(34, np.int64)
     fan = np.zeros(points.shape[0], np.int64)
     best_fan = np.zeros(points.shape[0], np.int64)
@@ -286,7 +343,10 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
                         slack = 0 if n_ex >= max_ex else 1
                         if od + slack <= best:
                             break
-                        acc = ACCEPT_VERIFY if verify_all else accept[ids[base + d]]
+                        if meld_mode or verify_all:
+                            acc = ACCEPT_VERIFY
+                        else:
+                            acc = accept[ids[base + d]]
                         if acc == ACCEPT_NO:
                             continue
                         va = suit_ptr[L0] + a
@@ -301,6 +361,11 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
                             pat[27 + t] = hon_vecs[vd, t]
                         if check_unseen and not _need_ok(h, pat, unseen):
                             continue
+                        if meld_mode:
+                            acc = _meld_code(pat, meld_counts, full, accept, ids, pos_s, pos_h,
+                                             cls_of, full_off, suit_ptr, hon_ptr)
+                            if acc == ACCEPT_NO:
+                                continue
                         if wind_mode:
                             acc = _wind_code(acc, pat)
                             if acc == ACCEPT_NO:
@@ -323,7 +388,7 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
         slack = 0 if n_ex >= max_ex else 1
         if o + slack <= best:
             continue
-        acc = ACCEPT_VERIFY if verify_all else accept[ids[n_prod + x]]
+        acc = ACCEPT_VERIFY if (verify_all or meld_mode) else accept[ids[n_prod + x]]
         if acc == ACCEPT_NO:
             continue
         for t in range(34):
