@@ -53,13 +53,12 @@ from .errors import HandError
 from .hand import _as_bool, _as_wind
 from .rules import get_rules
 from .rules.ruleset import _streak_level
-from .score import score
-from .shanten import _check, _counts_of, _hand_text, _read_hand, _tile_list
+from .score import meld_code, score
+from .shanten import _hand_text, _read_checked
 from .tiles import N_KINDS, tile_to_str, tiles_to_str
 
 __all__ = ["DistanceResult", "Target", "distance_to"]
 
-_MELD_CODE = {"chow": L.M_CHOW, "pung": L.M_PUNG}
 _WIND = "ESWN"
 _BINOM = np.array([[math.comb(n, k) for k in range(5)] for n in range(5)], np.float64)
 
@@ -184,11 +183,7 @@ class DistanceResult:
 def _meld_row(melds, seat, rnd, self_drawn, lianla):
     row = np.zeros(L.ROW_LEN, np.int32)
     for i, m in enumerate(melds):
-        if m.kind == "kong":
-            code = L.M_CKONG if m.concealed else L.M_KONG
-        else:
-            code = _MELD_CODE[m.kind]
-        row[L.MELDS + 2 * i] = code
+        row[L.MELDS + 2 * i] = meld_code(m)
         row[L.MELDS + 2 * i + 1] = m.tile
     row[L.FLAGS] = L.F_SELF_DRAWN if self_drawn else 0
     row[L.SEAT] = seat
@@ -327,12 +322,7 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     if isinstance(examples, bool) or not isinstance(examples, (int, np.integer)) \
             or not 1 <= examples <= 50:
         raise HandError(f"examples must be 1..50, got {examples!r}")
-    counts, meld_list = _read_hand(hand, melds)
-    seen = np.zeros(N_KINDS, np.int64) if visible is None else \
-        _counts_of(_tile_list(visible, "visible tiles"))
-    if counts.shape != (N_KINDS,):
-        raise HandError(f"expected 34 counts, got shape {counts.shape}")
-    melded = _check(counts, meld_list, seen)
+    counts, meld_list, melded, seen = _read_checked(hand, melds, visible)
     k = len(meld_list)
     unseen = (4 - counts - melded - seen).astype(np.int64)
     h = np.ascontiguousarray(counts, np.int64)

@@ -88,6 +88,13 @@ def _check_wild_melds(hand, wild):
                             "can only be in a concealed kong (混杠)")
 
 
+def meld_code(meld):
+    """The kernel row's code of a :class:`~mjkit.hand.Meld` (``layout.M_*``)."""
+    if meld.kind == "kong":
+        return L.M_CKONG if meld.concealed else L.M_KONG
+    return _MELD_CODE[meld.kind]
+
+
 def encode_hand(hand, out=None, *, wild=-1, lianla=0, flags=0):
     """The kernel row of a validated :class:`~mjkit.hand.Hand` (int32).
 
@@ -98,11 +105,7 @@ def encode_hand(hand, out=None, *, wild=-1, lianla=0, flags=0):
     for t in hand.concealed:
         vals[L.COUNTS + t] += 1
     for i, m in enumerate(hand.melds):
-        if m.kind == "kong":
-            code = L.M_CKONG if m.concealed else L.M_KONG
-        else:
-            code = _MELD_CODE[m.kind]
-        vals[L.MELDS + 2 * i] = code
+        vals[L.MELDS + 2 * i] = meld_code(m)
         vals[L.MELDS + 2 * i + 1] = m.tile
     vals[L.WIN] = hand.win_tile
     d = hand.__dict__

@@ -304,6 +304,18 @@ def _check(counts: np.ndarray, melds: list[Meld], visible: np.ndarray) -> np.nda
     return np.array(melded, np.int64)
 
 
+def _read_checked(hand: Any, melds: Any, visible: Any):
+    """Concealed counts, melds, melded copies and visible counts of any accepted
+    input, validated (shared by shanten, distance_to and targets)."""
+    counts, meld_list = _read_hand(hand, melds)
+    seen = np.zeros(N_KINDS, np.int64) if visible is None else \
+        _counts_of(_tile_list(visible, "visible tiles"))
+    if counts.shape != (N_KINDS,):
+        raise HandError(f"expected 34 counts, got shape {counts.shape}")
+    melded = _check(counts, meld_list, seen)
+    return counts, meld_list, melded, seen
+
+
 # --------------------------------------------------------------------------
 # results
 # --------------------------------------------------------------------------
@@ -572,12 +584,7 @@ def shanten(hand: Any, visible: Any = None, *, melds: Any = None) -> ShantenResu
     >>> r.by_form["thirteen_orphans"], r.unseen_total
     (0, 37)
     """
-    counts, meld_list = _read_hand(hand, melds)
-    seen = np.zeros(N_KINDS, np.int64) if visible is None else \
-        _counts_of(_tile_list(visible, "visible tiles"))
-    if counts.shape != (N_KINDS,):
-        raise HandError(f"expected 34 counts, got shape {counts.shape}")
-    melded = _check(counts, meld_list, seen)
+    counts, meld_list, melded, seen = _read_checked(hand, melds, visible)
     k = len(meld_list)
     # A discarded tile joins the visible ones, so these counts also hold
     # after any discard of a 14-tile hand.

@@ -59,7 +59,7 @@ from .rules import get_rules
 from .rules.catalogue import fan_catalogue
 from .rules.ruleset import _streak_level
 from .score import score
-from .shanten import _check, _counts_of, _hand_text, _read_hand, _tile_list
+from .shanten import _hand_text, _read_checked
 from .tiles import N_KINDS, tile_to_str, tiles_to_str
 
 __all__ = ["DIRECTION_POINTS", "TargetsResult", "target_catalogue", "targets"]
@@ -371,15 +371,10 @@ def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, t
     target = _min_fans(rs, min_fans, level)
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
         raise HandError(f"top must be a whole number >= 0, got {top!r}")
-    counts, meld_list = _read_hand(hand, None)
+    counts, meld_list, _, seen = _read_checked(hand, None, visible)
     if meld_list:
         raise HandError("targets() ranks combinations for closed hands; "
                         "use distance_to() for a hand with melds")
-    seen = np.zeros(N_KINDS, np.int64) if visible is None else \
-        _counts_of(_tile_list(visible, "visible tiles"))
-    if counts.shape != (N_KINDS,):
-        raise HandError(f"expected 34 counts, got shape {counts.shape}")
-    _check(counts, meld_list, seen)
     h = np.ascontiguousarray(counts, np.int64)
     unseen = (4 - counts - seen).astype(np.int64)
     bar = max(target - level * rs.streak_points, 0)

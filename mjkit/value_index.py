@@ -263,7 +263,8 @@ def _hand_fans(rs):
             if cat["kind"].iat[i] == "hand" and int(rs.points[i]) > 0]
 
 
-# Kernel files that do not change any stored value.
+# Kernel files left out of the cache key: they do not score.  (value_index.py
+# also packs the rows while building: bump _VERSION when that changes.)
 _QUERY_ONLY = ("value_index.py", "shanten.py")
 
 
@@ -305,11 +306,16 @@ def _score_block(fam, rs, lo, hi, key_cols):
 
         i = int(np.argmax(counted < 0))
         raise RuntimeError(f"the scorer rejects complete pattern {pattern_text(pats[i])}")
-    rows = np.zeros((n, 3), np.uint64)
-    rows[:, 0] = np.minimum(counted, 255).astype(np.uint64)
-    for j, f in enumerate(key_cols):
-        has = ((sig[:, f // KC.SIG_FANS_PER_WORD] >> (4 * (f % KC.SIG_FANS_PER_WORD))) & 15) > 0
-        rows[has, 1 + j // 64] |= np.uint64(1) << np.uint64(j % 64)
+    rows = np.empty((n, 3), np.uint64)
+    hashes = np.empty(n, np.uint64)
+    KV.value_rows(counted, sig, np.asarray(key_cols, np.int64), KC.SIG_FANS_PER_WORD, rows,
+                  hashes, _threads_chunks(n))
+    # distinct rows through a 64-bit hash, checked row by row (a collision
+    # falls back to sorting the rows themselves)
+    _, first, inv = np.unique(hashes, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    if KV.same_rows(rows, inv, first):
+        return rows[first], inv.astype(np.uint32)
     table, inv = np.unique(rows, axis=0, return_inverse=True)
     return table, inv.reshape(-1).astype(np.uint32)
 

@@ -120,6 +120,15 @@ def _overlaps(h, suit_vecs, hon_vecs, ov_s, ov_h):
 
 
 @njit(cache=True)
+def _row_overlap(h, rows, x):
+    o = 0
+    for t in range(34):
+        y = rows[x, t]
+        o += h[t] if h[t] < y else y
+    return o
+
+
+@njit(cache=True)
 def _sort_segments(ov, ptr, perm, mx, count):
     """Per list ``L`` (``ov[ptr[L]:ptr[L+1]]``): positions by overlap, highest first.
 
@@ -359,32 +368,19 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
                             pat[18 + t] = suit_vecs[vc, t]
                         for t in range(7):
                             pat[27 + t] = hon_vecs[vd, t]
-                        if check_unseen and not _need_ok(h, pat, unseen):
-                            continue
-                        if meld_mode:
-                            acc = _meld_code(pat, meld_counts, full, accept, ids, pos_s, pos_h,
-                                             cls_of, full_off, suit_ptr, hon_ptr)
-                            if acc == ACCEPT_NO:
-                                continue
-                        if wind_mode:
-                            acc = _wind_code(acc, pat)
-                            if acc == ACCEPT_NO:
-                                continue
-                        if acc == ACCEPT_VERIFY:
-                            verified += 1
-                            if not _verify(pat, row, all_tiles, min_counted, work, points,
-                                           excl_ptr, excl_idx, order, rank, tie_order, covers,
-                                           table, wtable, fan, raw, dec, ws, standing,
-                                           best_fan):
-                                continue
-                        best, n_ex = _record(od, best, n_ex, pat, examples)
+                        ok, scored = _accepts(
+                            acc, pat, h, unseen, check_unseen, meld_mode, wind_mode,
+                            meld_counts, full, accept, ids, pos_s, pos_h, cls_of, full_off,
+                            suit_ptr, hon_ptr, row, all_tiles, min_counted, work, points,
+                            excl_ptr, excl_idx, order, rank, tie_order, covers, table, wtable,
+                            fan, raw, dec, ws, standing, best_fan)
+                        verified += scored
+                        if ok:
+                            best, n_ex = _record(od, best, n_ex, pat, examples)
     # the explicit rows (十三幺, 全不靠, 组合龙)
     n_prod = class_off[class_off.shape[0] - 1]
     for x in range(small.shape[0]):
-        o = 0
-        for t in range(34):
-            y = small[x, t]
-            o += h[t] if h[t] < y else y
+        o = _row_overlap(h, small, x)
         slack = 0 if n_ex >= max_ex else 1
         if o + slack <= best:
             continue
@@ -393,19 +389,15 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
             continue
         for t in range(34):
             pat[t] = small[x, t]
-        if check_unseen and not _need_ok(h, pat, unseen):
-            continue
-        if wind_mode:
-            acc = _wind_code(acc, pat)
-            if acc == ACCEPT_NO:
-                continue
-        if acc == ACCEPT_VERIFY:
-            verified += 1
-            if not _verify(pat, row, all_tiles, min_counted, work, points, excl_ptr, excl_idx,
-                           order, rank, tie_order, covers, table, wtable, fan, raw, dec, ws,
-                           standing, best_fan):
-                continue
-        best, n_ex = _record(o, best, n_ex, pat, examples)
+        # (组合龙 with a meld is not in the index: scored, not bounded)
+        ok, scored = _accepts(acc, pat, h, unseen, check_unseen, False, wind_mode, meld_counts,
+                              full, accept, ids, pos_s, pos_h, cls_of, full_off, suit_ptr,
+                              hon_ptr, row, all_tiles, min_counted, work, points, excl_ptr,
+                              excl_idx, order, rank, tie_order, covers, table, wtable, fan, raw,
+                              dec, ws, standing, best_fan)
+        verified += scored
+        if ok:
+            best, n_ex = _record(o, best, n_ex, pat, examples)
     return best, n_ex, verified
 
 
@@ -416,6 +408,29 @@ def _wind_code(acc, pat):
         if pat[t] >= 3:
             return ACCEPT_VERIFY
     return ACCEPT_YES if acc == ACCEPT_YES else ACCEPT_NO
+
+
+@njit(cache=True)
+def _accepts(acc, pat, h, unseen, check_unseen, meld_mode, wind_mode, meld_counts, full, accept,
+             ids, pos_s, pos_h, cls_of, full_off, suit_ptr, hon_ptr, row, all_tiles,
+             min_counted, work, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
+             table, wtable, fan, raw, dec, ws, standing, best_fan):
+    """Whether candidate ``pat`` (first code ``acc``) is taken; ``(ok, 1 if it was scored)``."""
+    if check_unseen and not _need_ok(h, pat, unseen):
+        return False, 0
+    if meld_mode:
+        acc = _meld_code(pat, meld_counts, full, accept, ids, pos_s, pos_h, cls_of, full_off,
+                         suit_ptr, hon_ptr)
+    if wind_mode and acc != ACCEPT_NO:
+        acc = _wind_code(acc, pat)
+    if acc == ACCEPT_NO:
+        return False, 0
+    if acc == ACCEPT_VERIFY:
+        ok = _verify(pat, row, all_tiles, min_counted, work, points, excl_ptr, excl_idx, order,
+                     rank, tie_order, covers, table, wtable, fan, raw, dec, ws, standing,
+                     best_fan)
+        return ok, 1
+    return True, 0
 
 
 @njit(cache=True)
@@ -510,10 +525,7 @@ def nearest_per_row(h, unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs
                             where[r] = base + d
     n_prod = class_off[class_off.shape[0] - 1]
     for x in range(small.shape[0]):
-        o = 0
-        for t in range(34):
-            y = small[x, t]
-            o += h[t] if h[t] < y else y
+        o = _row_overlap(h, small, x)
         r = ids[n_prod + x]
         if o <= best[r]:
             continue
@@ -522,3 +534,49 @@ def nearest_per_row(h, unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs
         if _need_ok(h, pat, unseen):
             best[r] = o
             where[r] = n_prod + x
+
+
+# ---------------------------------------------------------------- building
+
+
+@njit(cache=True, parallel=True)
+def value_rows(counted, sig, key_cols, fans_per_word, rows, hashes, n_chunks):
+    """Per pattern its row (counted capped at 255, two words of hand-fan bits) and a hash.
+
+    Bit ``j`` of the fan words is set when fan ``key_cols[j]`` is counted in
+    the packed signature ``sig`` (4 bits per fan, ``fans_per_word`` a word).
+    """
+    n = counted.shape[0]
+    for ch in prange(n_chunks):
+        lo = n * ch // n_chunks
+        hi = n * (ch + 1) // n_chunks
+        for i in range(lo, hi):
+            v = counted[i]
+            w0 = np.uint64(0)
+            w1 = np.uint64(0)
+            for j in range(key_cols.shape[0]):
+                f = key_cols[j]
+                x = (sig[i, f // fans_per_word] >> (4 * (f % fans_per_word))) & 15
+                if x > 0:
+                    if j < 64:
+                        w0 |= np.uint64(1) << np.uint64(j)
+                    else:
+                        w1 |= np.uint64(1) << np.uint64(j - 64)
+            rows[i, 0] = np.uint64(v if v < 255 else 255)
+            rows[i, 1] = w0
+            rows[i, 2] = w1
+            h = np.uint64(0x9E3779B97F4A7C15) * (rows[i, 0] + np.uint64(1))
+            h ^= w0 + np.uint64(0x632BE59BD9B4E019) + (h << np.uint64(6)) + (h >> np.uint64(2))
+            h ^= w1 + np.uint64(0x85EBCA77C2B2AE63) + (h << np.uint64(6)) + (h >> np.uint64(2))
+            hashes[i] = h
+
+
+@njit(cache=True)
+def same_rows(rows, inv, first):
+    """True if every row equals the first row of its hash group (no hash collision)."""
+    for i in range(rows.shape[0]):
+        f = first[inv[i]]
+        for j in range(rows.shape[1]):
+            if rows[i, j] != rows[f, j]:
+                return False
+    return True

@@ -54,7 +54,11 @@ def fan_catalogue():
     -------
     pandas.DataFrame
         One row per fan: ``id`` (1-based, stable), ``key``, ``zh``, ``en``,
-        ``points_<rules>`` for each rule set defined in the file, ``excludes``
+        ``points_<rules>`` for each rule set defined in the file,
+        ``after_minimum`` (1: scored after the minimum, not toward the bar),
+        ``kind`` (``hand``: decided by the tiles and melds; ``win``: by how
+        the hand was won; ``first_turn``; ``flowers``; ``game``: 连拉 and
+        无财神), ``excludes``
         and ``excludes_own`` (space-separated keys; *own* means only for the
         sets that make up the fan) and a one-line ``description``.  A fresh
         copy each call.
