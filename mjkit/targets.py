@@ -36,6 +36,14 @@ with one of its patterns; each combination is then the best of the rows
 that carry its fans and reach the bar.  Exact for closed hands, like
 :func:`mjkit.distance_to`; the situation is the index's (self-drawn, East
 seat and round).
+
+Examples
+--------
+>>> t = targets("123m234m345m678m9m")          # seed 000's first combination, ready
+>>> t.table.loc[0, ["combination", "distance", "need"]].tolist()
+['清一色 + 一色三步高', 0, '6m']
+>>> t.advice
+'13 tiles fit: 8上 (commit) - go for Full Flush + Pure Shifted Chows'
 """
 
 from __future__ import annotations

@@ -321,3 +321,13 @@ def test_families_are_the_complete_hands(request):
         return np.unique(np.stack([a[:, :17] @ w, a[:, 17:] @ w], 1), axis=0)
 
     assert np.array_equal(keys(pats), keys(exact.enumerate_patterns(progress=False).counts))
+
+
+def test_docstring_examples():
+    import doctest
+    import importlib
+
+    # (the attribute mjkit.targets is the function: reach the modules by name)
+    for name in ("mjkit.distance", "mjkit.targets"):
+        mod = importlib.import_module(name)
+        assert doctest.testmod(mod, raise_on_error=False).failed == 0
