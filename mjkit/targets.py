@@ -40,8 +40,9 @@ seat and round).
 Examples
 --------
 >>> t = targets("123m234m345m678m9m")          # seed 000's first combination, ready
->>> t.table.loc[0, ["combination", "distance", "need"]].tolist()
-['清一色 + 一色三步高', 0, '6m']
+>>> best = t.table.iloc[0]
+>>> print(best.combination, best.distance, best.need)
+清一色 + 一色三步高 0 6m
 >>> t.advice
 '13 tiles fit: 8上 (commit) - go for Full Flush + Pure Shifted Chows'
 """
