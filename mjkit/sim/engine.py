@@ -1,0 +1,174 @@
+"""Play simulated hands with the numba game kernel (:mod:`mjkit._kernels.game`).
+
+:func:`play_hands` plays ``n`` hands of one 连拉 level and returns one row per
+hand; hand ``i`` of (``seed``, ``level``) is always the same hand, whatever
+the number of threads, the chunking or the slice asked for (``first=``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import pandas as pd
+
+from .._kernels import game as G
+from ..errors import HandError
+from ..hand import _as_wind
+from ..rules import get_rules
+from ..rules.ruleset import _streak_level
+from ..shanten import shanten_tables
+
+__all__ = ["HandRecords", "play_hands", "POLICIES"]
+
+#: Policies by name (``dealer_policy=`` / ``others_policy=``).
+POLICIES = {"efficiency": G.POLICY_EFFICIENCY}
+
+_COLUMNS = ("winner", "self_drawn", "draws", "own_draws", "counted", "total", "taken",
+            "flowers")
+
+
+@dataclass
+class HandRecords:
+    """Outcomes of simulated hands.
+
+    Attributes
+    ----------
+    rules : str
+    level : int
+        The dealer's 连拉 level.
+    seed : int
+    first : int
+        Number of the first hand (hands ``first .. first + n - 1``).
+    outcomes : numpy.ndarray
+        int32 (n, 8): winner (seat 0 = dealer, -1 drawn out), self-drawn,
+        draws after the deal up to the win, the winner's own draws, counted
+        fans, total fans, tiles taken from the wall, the winner's flowers.
+    fan_counts : numpy.ndarray
+        int8 (n, fans of the catalogue): the winning hand's counted fans.
+    fan_keys : list of str
+    """
+
+    rules: str
+    level: int
+    seed: int
+    first: int
+    outcomes: np.ndarray
+    fan_counts: np.ndarray
+    fan_keys: list
+
+    def __len__(self):
+        return len(self.outcomes)
+
+    def to_frame(self):
+        """One row per hand (the columns of ``outcomes``)."""
+        df = pd.DataFrame(self.outcomes, columns=list(_COLUMNS))
+        df.index = pd.RangeIndex(self.first, self.first + len(df), name="hand")
+        return df
+
+
+def _policy(name):
+    try:
+        return POLICIES[name]
+    except (KeyError, TypeError):
+        raise HandError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
+
+
+def _seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise HandError(f"seed must be a whole number >= 0, got {seed!r}")
+    return int(seed) % (1 << 63)
+
+
+def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
+           discard_wins=None, dealer_policy="efficiency", others_policy="efficiency",
+           deal_only=False):
+    """The kernel's parameter array (validated)."""
+    rs = get_rules(rules)
+    level = _streak_level(level)
+    rs.threshold(level)          # 连拉 only where the rule set has it
+    if isinstance(exhaust, bool) or not isinstance(exhaust, (int, np.integer)) \
+            or not 53 <= exhaust <= G.N_WALL:
+        raise HandError(f"exhaust must be 53..144 tiles taken from the wall, got {exhaust!r}")
+    if discard_wins is None:
+        discard_wins = not rs.self_drawn_only
+    if discard_wins and rs.self_drawn_only:
+        raise HandError(f"rule set {rs.name!r} wins by self-draw only: discard_wins=True "
+                        "is not allowed")
+    par = np.zeros(G.N_PARAMS, np.int64)
+    par[G.P_EXHAUST] = exhaust
+    par[G.P_LEVEL] = level
+    par[G.P_MINIMUM] = rs.minimum
+    par[G.P_ROUND] = _as_wind(round_wind, "round_wind")
+    par[G.P_SOLITAIRE] = 1 if solitaire else 0
+    par[G.P_DISCARD_WINS] = 1 if discard_wins else 0
+    par[G.P_DEALER_POLICY] = _policy(dealer_policy)
+    par[G.P_OTHERS_POLICY] = _policy(others_policy)
+    par[G.P_DEAL_ONLY] = 1 if deal_only else 0
+    return rs, par
+
+
+def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=False,
+               exhaust=120, round_wind="E", discard_wins=None, dealer_policy="efficiency",
+               others_policy="efficiency", deal_only=False, minimum=None):
+    """Play ``n`` hands at one 连拉 level.
+
+    Parameters
+    ----------
+    n : int
+        Number of hands.
+    rules : str or RuleSet
+    level : int
+        The dealer's 连N拉N level (``dazhong32``): the dealer's wins count 4N
+        more toward the bar.
+    seed : int
+        Hand ``i`` of (``seed``, ``level``) is always the same hand.
+    first : int
+        Number of the first hand, to play a slice of a longer run.
+    solitaire : bool
+        Only the dealer plays; the others draw and throw the tile drawn.
+    exhaust : int
+        The hand is drawn out once this many tiles have been taken from the
+        wall (seed 003: 120).
+    round_wind : str or int
+    discard_wins : bool, optional
+        Whether a player may win on a discard (default: not in
+        ``dazhong32``, which is self-draw only; yes otherwise).
+    dealer_policy, others_policy : str
+        Names in :data:`POLICIES`.
+    deal_only : bool
+        Stop after the deal: only the dealer's 天和 is checked (for the
+        exact checks).
+    minimum : int, optional
+        Override the rule set's minimum (e.g. 0: every complete hand wins).
+
+    Returns
+    -------
+    HandRecords
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise HandError(f"n must be a whole number >= 0, got {n!r}")
+    if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or first < 0:
+        raise HandError(f"first must be a whole number >= 0, got {first!r}")
+    rs, par = params(rules, level, solitaire=solitaire, exhaust=exhaust,
+                     round_wind=round_wind, discard_wins=discard_wins,
+                     dealer_policy=dealer_policy, others_policy=others_policy,
+                     deal_only=deal_only)
+    if minimum is not None:
+        if isinstance(minimum, bool) or not isinstance(minimum, (int, np.integer)) \
+                or minimum < 0:
+            raise HandError(f"minimum must be a whole number >= 0, got {minimum!r}")
+        par[G.P_MINIMUM] = minimum
+    stab, htab = shanten_tables()
+    out = np.zeros((n, G.N_OUT), np.int32)
+    fans = np.zeros((n, rs.n_fans), np.int8)
+    if n:
+        chunks = max(1, min(n, 8 * numba.get_num_threads()))
+        G.play_hands(_seed(seed), int(par[G.P_LEVEL]), int(first), par, stab, htab,
+                     *rs.kernel_args(), out, fans, chunks)
+    from ..rules.catalogue import catalogue_lists
+
+    return HandRecords(rules=rs.name, level=int(par[G.P_LEVEL]), seed=int(seed),
+                       first=int(first), outcomes=out, fan_counts=fans,
+                       fan_keys=list(catalogue_lists().key[:rs.n_fans]))

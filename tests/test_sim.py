@@ -1,0 +1,116 @@
+"""The hand simulator: reproducible, legal wins only, and exact checks on the deal."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+
+import mjkit
+from mjkit import HandError, exact
+from mjkit.sim import play_hands, simulate, streak_chain, wilson
+
+
+@pytest.fixture(scope="module")
+def level8():
+    return play_hands(600, "dazhong32", level=8, seed=11)
+
+
+def test_same_seed_same_hands_whatever_the_threads_and_slices(level8):
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = play_hands(600, "dazhong32", level=8, seed=11)
+    finally:
+        numba.set_num_threads(threads)
+    np.testing.assert_array_equal(one.outcomes, level8.outcomes)
+    np.testing.assert_array_equal(one.fan_counts, level8.fan_counts)
+    part = play_hands(200, "dazhong32", level=8, seed=11, first=300)
+    np.testing.assert_array_equal(part.outcomes, level8.outcomes[300:500])
+    other = play_hands(600, "dazhong32", level=8, seed=12)
+    assert not np.array_equal(other.outcomes, level8.outcomes)
+
+
+def test_every_win_reaches_the_bar_and_its_fans_add_up(level8):
+    rs = mjkit.get_rules("dazhong32")
+    o = level8.outcomes
+    wins = o[:, 0] >= 0
+    assert wins.sum() > 20
+    assert (o[wins, 4] >= 32).all()                     # counted, 连拉 line included
+    assert (o[wins & (o[:, 0] != 0), 4] >= 32).all()
+    after = np.array(rs.after_minimum[:rs.n_fans])
+    pts = rs.points.astype(np.int64)
+    fans = level8.fan_counts.astype(np.int64)
+    counted = (fans * pts * ~after).sum(axis=1)
+    np.testing.assert_array_equal(counted[wins], o[wins, 4])
+    np.testing.assert_array_equal((fans * pts).sum(axis=1)[wins], o[wins, 5])
+    lianla = rs.fan_index("LIANLA")
+    assert (fans[o[:, 0] == 0, lianla] == 8).all()      # 连8拉8 on every dealer win
+    assert (o[wins, 1] == 1).all()                      # dazhong32: self-drawn only
+    assert (o[:, 6] <= 120).all() and (o[~wins, 6] == 120).all()
+
+
+def test_solitaire_only_the_dealer_wins():
+    r = play_hands(400, "dazhong32", level=8, seed=2, solitaire=True)
+    w = r.outcomes[:, 0]
+    assert set(np.unique(w)) <= {-1, 0} and (w == 0).sum() > 20
+
+
+def test_discard_wins_where_the_rules_allow_them():
+    r = play_hands(300, "gb", seed=4)
+    o = r.outcomes
+    assert (o[:, 0] >= 0).mean() > 0.2                  # 8 fans: many hands are won
+    assert (o[o[:, 0] >= 0, 1] == 0).any()              # some on a discard
+    assert (o[o[:, 0] >= 0, 4] >= 8).all()
+
+
+def test_deal_matches_the_exact_probability_of_a_complete_hand():
+    # With the bar at 0 and no play, the dealer wins exactly when the 14
+    # dealt tiles (flowers replaced) are complete: 1 in 320,590.
+    n = 1_500_000
+    r = play_hands(n, "dazhong32", seed=7, deal_only=True, minimum=0)
+    k = int((r.outcomes[:, 0] == 0).sum())
+    p = float(exact.complete_hands().loc["overall", "probability"])
+    lam = n * p
+    # a two-sided 99.9% Poisson band around the exact expectation
+    lo = max(0, math.floor(lam - 3.3 * math.sqrt(lam)))
+    hi = math.ceil(lam + 3.3 * math.sqrt(lam) + 2)
+    assert lo <= k <= hi, (k, lam)
+    assert (r.outcomes[:, 6] >= 53).all()              # 13 x 4 + 1, plus flowers
+
+
+def test_simulate_and_streak_chain():
+    df = simulate("dazhong32", levels=range(9), hands=150, seed=3, progress=False)
+    assert list(df.index) == list(range(9))
+    assert list(df["bar"]) == [32, 28, 24, 20, 16, 12, 8, 4, 0]
+    assert (df["p_dealer_lo"] <= df["p_dealer"]).all() and (df["p_dealer"] <= df["p_dealer_hi"]).all()
+    assert df.loc[8, "p_dealer"] > df.loc[0, "p_dealer"]
+    again = simulate("dazhong32", levels=[8], hands=150, seed=3, progress=False)
+    assert again.loc[8, "dealer_wins"] == df.loc[8, "dealer_wins"]
+    chain = streak_chain(df)
+    assert chain.loc[0, "p_reach"] == 1.0
+    assert chain.loc[1, "p_reach"] == pytest.approx(df.loc[0, "p_dealer"])
+    assert chain.attrs["expected_length"] >= chain.loc[1, "p_reach"]
+
+
+def test_wilson_interval():
+    lo, hi = wilson(0, 10)
+    assert lo == pytest.approx(0.0, abs=1e-12) and 0.2 < hi < 0.35
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    ({"n": -1}, "n must be"),
+    ({"n": 5, "level": -1}, "lianla"),
+    ({"n": 5, "rules": "gb", "level": 2}, "连拉"),
+    ({"n": 5, "exhaust": 10}, "exhaust"),
+    ({"n": 5, "discard_wins": True}, "self-draw only"),
+    ({"n": 5, "dealer_policy": "magic"}, "unknown policy"),
+    ({"n": 5, "seed": -3}, "seed"),
+])
+def test_bad_input(kwargs, msg):
+    with pytest.raises(HandError, match=msg):
+        play_hands(**kwargs)
