@@ -52,6 +52,30 @@ def test_every_win_reaches_the_bar_and_its_fans_add_up(level8):
     assert (o[:, 6] <= 120).all() and (o[~wins, 6] == 120).all()
 
 
+def test_claims_and_kongs_happen_and_score():
+    r = play_hands(800, "gb", seed=9)
+    o = r.outcomes
+    wins = o[:, 0] >= 0
+    assert (o[wins, 8] > 0).mean() > 0.3                # many winners have claimed sets
+    fans = r.fan_counts
+    keys = r.fan_keys
+    for k in ("MELDED_KONG", "CONCEALED_KONG", "ALL_PUNGS"):
+        assert fans[wins, keys.index(k)].sum() > 0, k
+    # closed self-drawn wins score 不求人 (unless a special form excludes it); a winner
+    # with an exposed set never scores 门前清 / 不求人
+    closed = wins & (o[:, 8] == 0) & (o[:, 1] == 1)
+    special = (fans[:, [keys.index(k) for k in ("SEVEN_PAIRS", "THIRTEEN_ORPHANS",
+                                                  "LESSER_HONORS_AND_KNITTED_TILES",
+                                                  "GREATER_HONORS_AND_KNITTED_TILES",
+                                                  "SEVEN_SHIFTED_PAIRS")]] > 0).any(axis=1)
+    assert closed.sum() > 10
+    assert (fans[closed & ~special, keys.index("FULLY_CONCEALED_HAND")] == 1).all()
+    exposed = wins & (o[:, 8] > 0) & (fans[:, keys.index("CONCEALED_KONG")] == 0)
+    assert exposed.sum() > 10
+    for k in ("CONCEALED_HAND", "FULLY_CONCEALED_HAND"):
+        assert (fans[exposed, keys.index(k)] == 0).all()
+
+
 def test_solitaire_only_the_dealer_wins():
     r = play_hands(400, "dazhong32", level=8, seed=2, solitaire=True)
     w = r.outcomes[:, 0]

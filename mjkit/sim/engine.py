@@ -7,6 +7,7 @@ the number of threads, the chunking or the slice asked for (``first=``).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -26,7 +27,7 @@ __all__ = ["HandRecords", "play_hands", "POLICIES"]
 POLICIES = {"efficiency": G.POLICY_EFFICIENCY}
 
 _COLUMNS = ("winner", "self_drawn", "draws", "own_draws", "counted", "total", "taken",
-            "flowers")
+            "flowers", "melds")
 
 
 @dataclass
@@ -42,9 +43,10 @@ class HandRecords:
     first : int
         Number of the first hand (hands ``first .. first + n - 1``).
     outcomes : numpy.ndarray
-        int32 (n, 8): winner (seat 0 = dealer, -1 drawn out), self-drawn,
+        int32 (n, 9): winner (seat 0 = dealer, -1 drawn out), self-drawn,
         draws after the deal up to the win, the winner's own draws, counted
-        fans, total fans, tiles taken from the wall, the winner's flowers.
+        fans, total fans, tiles taken from the wall, the winner's flowers and
+        melds.
     fan_counts : numpy.ndarray
         int8 (n, fans of the catalogue): the winning hand's counted fans.
     fan_keys : list of str
@@ -79,6 +81,24 @@ def _seed(seed):
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise HandError(f"seed must be a whole number >= 0, got {seed!r}")
     return int(seed) % (1 << 63)
+
+
+def _run_threads(seed, level, first, par, stab, htab, rs, out, fans):
+    """Slices of the hands on numba's thread count (the kernel releases the GIL)."""
+    n = len(out)
+    threads = max(1, min(numba.get_num_threads(), n // 64 or 1))
+    args = rs.kernel_args()
+    cuts = [n * j // threads for j in range(threads + 1)]
+
+    def run(j):
+        lo, hi = cuts[j], cuts[j + 1]
+        G.play_hands(seed, level, first + lo, par, stab, htab, *args, out[lo:hi], fans[lo:hi])
+
+    if threads == 1:
+        run(0)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        list(pool.map(run, range(threads)))
 
 
 def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
@@ -164,9 +184,8 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
     out = np.zeros((n, G.N_OUT), np.int32)
     fans = np.zeros((n, rs.n_fans), np.int8)
     if n:
-        chunks = max(1, min(n, 8 * numba.get_num_threads()))
-        G.play_hands(_seed(seed), int(par[G.P_LEVEL]), int(first), par, stab, htab,
-                     *rs.kernel_args(), out, fans, chunks)
+        _run_threads(_seed(seed), int(par[G.P_LEVEL]), int(first), par, stab, htab, rs, out,
+                     fans)
     from ..rules.catalogue import catalogue_lists
 
     return HandRecords(rules=rs.name, level=int(par[G.P_LEVEL]), seed=int(seed),
