@@ -172,7 +172,7 @@ def test_min_fans_zero_is_shanten():
 
 @pytest.mark.parametrize("min_value,seed", [(32, 1), (24, 2), (16, 3), (48, 4)])
 def test_against_brute_force(index, draws, min_value, seed):
-    for c in _near_hands(index, 6, seed, min_value):
+    for c in _near_hands(index, 4, seed, min_value):
         want = brute_distance(c, min_value, draws)
         got = distance_to(c, min_value, RULES).distance
         if want is None:
@@ -231,7 +231,7 @@ def test_melded_hands_against_brute_force(draws):
     for text in cases:
         melds, tiles = mjkit.hand._scan_tile_part(text)
         c = np.bincount(tiles, minlength=34)
-        for value in (16, 32):
+        for value in ((16, 32) if text == cases[0] else (32,)):
             want = brute_distance(c, value, draws, melds=melds, max_d=1)
             got = distance_to(text, value, RULES)
             if want is None:
@@ -240,7 +240,7 @@ def test_melded_hands_against_brute_force(draws):
                 assert got.distance == want, text
     # another seat and round wind with melds
     situation = {"seat_wind": "S", "round_wind": "S"}
-    for text in ["[EEE][SSS]WWNN9m9s5p", "[SSS]123m456p78s99s"]:
+    for text in ["[SSS]123m456p78s99s"]:
         melds, tiles = mjkit.hand._scan_tile_part(text)
         c = np.bincount(tiles, minlength=34)
         want = brute_distance(c, 32, draws, melds=melds, situation=situation, max_d=1)
