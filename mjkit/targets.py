@@ -218,7 +218,13 @@ def _possible(index, entries, rs):
 
 
 def _situational_check(index, e, rows, rs):
-    """A combination with a fan of the win: can that win happen on such a hand?"""
+    """A combination with a fan of the win: can that win happen on such a hand?
+
+    Tried on the first hand of the index carrying the combination, with the
+    win's flag set (和绝张: ``last_copy``); the evaluator's refusal (七对
+    never wins on the last copy: its pair partner is in the hand) is kept as
+    the reason.
+    """
     flags = {_SITUATIONAL_FLAG[k]: True for k in e["situational"] if k in _SITUATIONAL_FLAG}
     if not flags:
         return True

@@ -51,8 +51,9 @@ POLICY_EFFICIENCY = 0  # value-blind tile efficiency: lowest shanten, then least
 # Outcome columns (an int32 array per hand).
 O_WINNER = 0         # seat 0..3, -1 drawn out
 O_SELF_DRAWN = 1
-O_DRAWS = 2          # tiles drawn by all players after the deal, up to the win
-O_OWN_DRAWS = 3      # the winner's own draws
+O_DRAWS = 2          # turns' draws by all players after the deal, up to the win
+#                      (kong replacements and flower replacements not counted)
+O_OWN_DRAWS = 3      # the winner's own turns' draws
 O_COUNTED = 4        # counted fans of the win (连拉 included)
 O_TOTAL = 5          # every fan of the win
 O_TAKEN = 6          # tiles taken from the wall in all (flowers and replacements included)

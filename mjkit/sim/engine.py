@@ -44,7 +44,8 @@ class HandRecords:
         Number of the first hand (hands ``first .. first + n - 1``).
     outcomes : numpy.ndarray
         int32 (n, 9): winner (seat 0 = dealer, -1 drawn out), self-drawn,
-        draws after the deal up to the win, the winner's own draws, counted
+        turns' draws after the deal up to the win (replacements not counted),
+        the winner's own draws, counted
         fans, total fans, tiles taken from the wall, the winner's flowers and
         melds.
     fan_counts : numpy.ndarray
