@@ -150,7 +150,7 @@ def test_seed_example_ready_for_32():
     assert d.distance == 0 and d.fit == 13 and d.draws == 1
     t = d.targets[0]
     assert t.counted >= 32 and t.need and not t.discard
-    assert {"清一色", "一色三步高"} <= {f.split()[0] for f in t.fans} or t.counted >= 32
+    assert {"清一色", "一色三步高"} <= {f.split()[0] for f in t.fans} and t.counted >= 32
     # complete hand: -1, and below the bar it is not
     done = distance_to("123m234m345m678m99m", 32, RULES)
     assert done.distance == -1 and done.targets[0].need == ""
