@@ -36,30 +36,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import mjkit  # noqa: E402
+from _common import best_rate  # noqa: E402
+from mjkit.random_hands import random_closed_counts  # noqa: E402
 
 # the module (the attribute mjkit.shanten may be the function of that name)
 ms = importlib.import_module("mjkit.shanten")
-
-
-def best_rate(fn, n, repeats):
-    """Items per second of the fastest of ``repeats`` runs of ``fn``."""
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return n / best
-
-
-def random_closed(n, seed):
-    """``n`` closed 13-tile hands as an int64 (n, 34) count array."""
-    rng = np.random.default_rng(seed)
-    out = np.zeros((n, 34), np.int64)
-    for lo in range(0, n, 20_000):
-        m = min(n, lo + 20_000) - lo
-        tiles = np.argsort(rng.random((m, 136)), axis=1)[:, :13] // 4
-        np.add.at(out[lo:lo + m], (np.repeat(np.arange(m), 13), tiles.ravel()), 1)
-    return out
 
 
 def _fresh_process_tables():
@@ -287,7 +268,7 @@ def main(argv=None):
 
     print(f"mjkit {mjkit.__version__}, numba {numba.__version__}, "
           f"{numba.config.NUMBA_NUM_THREADS} threads available")
-    counts = random_closed(args.hands, args.seed)
+    counts = random_closed_counts(args.hands, args.seed)
 
     # Each section prints its own report on the shared random hands.
     bench_shanten(args, counts)

@@ -21,16 +21,8 @@ import numba
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import mjkit  # noqa: E402
+from _common import best_rate  # noqa: E402
 from mjkit.random_hands import random_wild_hands, random_winning_hands  # noqa: E402
-
-
-def best_rate(fn, n, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return n / best
 
 
 def main(argv=None):

@@ -19,18 +19,14 @@ import time
 import numba
 
 import mjkit
+from _common import best_rate
 from mjkit.sim import POLICIES, play_hands
 
 TARGET_PER_CORE = 2000
 
 
 def rate(n, repeats, **kw):
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        play_hands(n, **kw)
-        best = min(best, time.perf_counter() - t)
-    return n / best
+    return best_rate(lambda: play_hands(n, **kw), n, repeats)
 
 
 def main(argv=None):

@@ -36,6 +36,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 __all__ = [
+    "random_closed_counts",
     "FORMS",
     "DEFAULT_FORM_WEIGHTS",
     "MeldSpec",
@@ -1137,4 +1138,16 @@ def random_wild_hands(n: int, n_wild: int, seed=None, *, self_drawn: bool = True
             if len(out) == n:
                 break
         batch_seed += 1
+    return out
+
+
+def random_closed_counts(n: int, seed: int, n_tiles: int = 13) -> np.ndarray:
+    """``n`` closed hands as an int64 ``(n, 34)`` count array: the first ``n_tiles``
+    tiles of a shuffled 136-tile wall (numpy ``default_rng(seed)``)."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((n, 34), np.int64)
+    for lo in range(0, n, 20_000):
+        m = min(n, lo + 20_000) - lo
+        tiles = np.argsort(rng.random((m, 136)), axis=1)[:, :n_tiles] // 4
+        np.add.at(out[lo:lo + m], (np.repeat(np.arange(m), n_tiles), tiles.ravel()), 1)
     return out

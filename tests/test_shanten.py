@@ -41,7 +41,7 @@ import pytest
 
 import mjkit
 from mjkit import HandError
-from mjkit.random_hands import random_hand_parts, random_winning_hands
+from mjkit.random_hands import random_closed_counts, random_hand_parts, random_winning_hands
 from mjkit.shanten import FORMS, NO_FORM, shanten, shanten_batch
 from mjkit.tiles import parse_tiles, tile_to_str, tiles_to_str
 
@@ -75,13 +75,7 @@ ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 
 def random_closed(n: int, seed: int) -> np.ndarray:
     """``n`` closed 13-tile hands: the first 13 tiles of a shuffled 136-tile wall."""
-    rng = np.random.default_rng(seed)
-    out = np.zeros((n, 34), np.int64)
-    for lo in range(0, n, 20_000):
-        m = min(n, lo + 20_000) - lo
-        tiles = np.argsort(rng.random((m, 136)), axis=1)[:, :13] // 4
-        np.add.at(out[lo:lo + m], (np.repeat(np.arange(m), 13), tiles.ravel()), 1)
-    return out
+    return random_closed_counts(n, seed)
 
 
 def _meld_tiles(kind: str, tile: int) -> list[int]:
