@@ -18,7 +18,7 @@ __all__ = [
     "score",
     "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "waits", "shanten",
     "shanten_batch", "ShantenResult", "ShantenBatch", "distance_to", "DistanceResult",
-    "targets", "target_catalogue", "TargetsResult",
+    "targets", "target_catalogue", "TargetsResult", "simulate",
     "__version__",
 ]
 
@@ -30,4 +30,9 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(".exact", __name__)
+    # mjkit.simulate (the study of mjkit.sim) loads the game kernels on first use.
+    if name == "simulate":
+        from .sim import simulate
+
+        return simulate
     raise AttributeError(f"module 'mjkit' has no attribute {name!r}")

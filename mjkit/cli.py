@@ -1,4 +1,4 @@
-"""The ``mjkit`` command line: ``python -m mjkit score|fans|notebooks``.
+"""The ``mjkit`` command line: ``python -m mjkit score|fans|simulate|notebooks``.
 
 Examples::
 
@@ -8,6 +8,7 @@ Examples::
     python -m mjkit score "PP 123m456m789m11m 1m" --rules dazhong32 --self-drawn --wild P
     python -m mjkit waits "123m234m345m678m9m" --rules dazhong32 --lianla 2
     python -m mjkit fans --rules dazhong32
+    python -m mjkit simulate --rules dazhong32 --levels 0-8 --hands 100000 --seed 1 --out results.csv
     python -m mjkit notebooks
 
 Exit status: 0 on success, 1 when the tiles do not form a complete hand (or
@@ -347,6 +348,117 @@ def _cmd_fans(args):
 
 
 # --------------------------------------------------------------------------
+# simulate
+# --------------------------------------------------------------------------
+
+def parse_levels(text):
+    """``"0-8"``, ``"0,2,5"`` or ``"0-3,8"`` as a sorted list of levels."""
+    from .errors import HandError
+
+    out = []
+    for part in str(text).replace(" ", "").split(","):
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            raise HandError(f"--levels: {text!r} is not a list of levels such as 0-8 or "
+                            "0,2,5") from None
+        if a < 0 or b < a:
+            raise HandError(f"--levels: {part!r} is not a range of levels >= 0 "
+                            "(low-high)")
+        out.extend(range(a, b + 1))
+    if len(set(out)) != len(out):
+        raise HandError(f"--levels: {text!r} names a level twice")
+    return sorted(out)
+
+
+# Study options of `simulate` (None: not given on the command line).
+_STUDY_OPTIONS = ("rules", "levels", "hands", "seed", "dealer_policy", "others_policy",
+                  "solitaire", "exhaust")
+
+
+def _cmd_simulate(args):
+    from .errors import HandError
+    from .sim import simulate
+    from .sim.results import DEFAULT_STUDY, results_dir
+
+    if args.default:
+        given = [f"--{k.replace('_', '-')}" for k in _STUDY_OPTIONS
+                 if getattr(args, k) is not None]
+        if given:
+            raise HandError(f"--default plays the default study: drop {', '.join(given)}")
+        study = dict(DEFAULT_STUDY)
+        out = Path(args.out) if args.out else results_dir() / "default.csv"
+        checkpoint = args.checkpoint or out.with_name(out.stem + ".checkpoint")
+    else:
+        study = {
+            "rules": args.rules or "dazhong32",
+            "levels": parse_levels(args.levels if args.levels is not None else "0-8"),
+            "hands": 10_000 if args.hands is None else args.hands,
+            "seed": 0 if args.seed is None else args.seed,
+            "dealer_policy": args.dealer_policy or "value",
+            "others_policy": args.others_policy or "break",
+        }
+        if args.solitaire:
+            study["solitaire"] = True
+        if args.exhaust is not None:
+            study["exhaust"] = args.exhaust
+        out = Path(args.out) if args.out else None
+        checkpoint = args.checkpoint
+    if out is not None and out.suffix.lower() != ".csv":
+        raise HandError(f"--out must name a .csv file, got {str(out)!r}")
+    if args.chunk is not None:
+        study["chunk"] = args.chunk
+    plot = None
+    if not args.no_plot:
+        plot = Path(args.plot) if args.plot else (out.with_suffix(".png") if out else None)
+    client = None
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise HandError("--scheduler needs Dask: pip install 'dask[distributed]'") from None
+        try:
+            client = Client(args.scheduler, timeout=args.timeout)
+        except (OSError, TimeoutError) as exc:
+            raise HandError(f"cannot reach the Dask scheduler {args.scheduler!r}: {exc}") \
+                from None
+    try:
+        table = simulate(**study, checkpoint=checkpoint, client=client,
+                         progress=False if args.no_progress else None)
+    except KeyboardInterrupt:
+        if checkpoint:
+            print(f"interrupted: finished chunks are in {checkpoint}; run the same "
+                  "command again to resume", file=sys.stderr)
+        return 130
+    finally:
+        if client is not None:
+            client.close()
+    if args.json:
+        chain = table.streak
+        data = {"params": table.params, "info": table.info,
+                "levels": json.loads(table.reset_index().to_json(orient="records")),
+                "streak": None if chain is None else {
+                    "p_reach": [float(x) for x in chain["p_reach"]],
+                    "expected_length": float(chain.attrs["expected_length"])}}
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(table.summary())
+    written = []
+    if out is not None:
+        saved = table.save(out)
+        written += [str(out), str(saved)]
+    if plot is not None:
+        plot.parent.mkdir(parents=True, exist_ok=True)
+        table.plot(plot)
+        written.append(str(plot))
+    if written and not args.json:
+        print("wrote " + ", ".join(written))
+    return OK
+
+
+# --------------------------------------------------------------------------
 # notebooks
 # --------------------------------------------------------------------------
 
@@ -469,6 +581,51 @@ def build_parser():
                     help="language of the headings (default: zh)")
     fa.add_argument("--json", action="store_true", help="print machine-readable JSON")
     fa.set_defaults(func=_cmd_fans)
+
+    si = sub.add_parser(
+        "simulate", help="simulate whole hands: win and streak odds per 连N拉N level",
+        description="Play seeded hands at each 连N拉N level (all cores, or a Dask cluster) "
+                    "and print P(dealer wins) with its 95% interval, P(another player wins), "
+                    "P(drawn out), the mean turn of the win and the streak chain; write the "
+                    "tables (CSV + JSON with every parameter) and a plot.  Same seed, same "
+                    "numbers.")
+    si.add_argument("--rules", default=None, help="rule set (default: dazhong32)")
+    si.add_argument("--levels", default=None, metavar="LEVELS",
+                    help="levels to play, e.g. 0-8 (default), 0,2,5 or 0-3,8")
+    si.add_argument("--hands", type=int, default=None, metavar="N",
+                    help="hands per level (default: 10000)")
+    si.add_argument("--seed", type=int, default=None, help="random seed (default: 0)")
+    si.add_argument("--dealer-policy", default=None, metavar="NAME",
+                    help="the dealer's policy: value, efficiency or break (default: value)")
+    si.add_argument("--others-policy", default=None, metavar="NAME",
+                    help="the other players' policy: break (破拉), value or efficiency "
+                         "(default: break)")
+    si.add_argument("--solitaire", action="store_true", default=None,
+                    help="only the dealer plays")
+    si.add_argument("--exhaust", type=int, default=None, metavar="TILES",
+                    help="tiles taken from the wall before the hand is drawn out (default: 120)")
+    si.add_argument("--chunk", type=int, default=None, metavar="N",
+                    help="hands per task and per checkpoint file (default: 5000)")
+    si.add_argument("--checkpoint", metavar="DIR",
+                    help="save finished chunks in DIR; the same command resumes a killed run")
+    si.add_argument("--scheduler", metavar="ADDRESS",
+                    help="play on a Dask cluster, e.g. tcp://127.0.0.1:8786 (default: all "
+                         "local cores)")
+    si.add_argument("--timeout", type=float, default=30, metavar="S",
+                    help=argparse.SUPPRESS)
+    si.add_argument("--out", metavar="FILE.csv",
+                    help="write the per-level table there, with FILE.json (parameters, "
+                         "version, statistics: mjkit.sim.load_results reads it) and "
+                         "FILE.combinations.csv, FILE.fan_totals.csv, FILE.streak.csv")
+    si.add_argument("--plot", metavar="PATH",
+                    help="write the plot there (default: next to --out, FILE.png)")
+    si.add_argument("--no-plot", action="store_true", help="no plot")
+    si.add_argument("--default", action="store_true",
+                    help="play the default study (mjkit.sim.DEFAULT_STUDY) and save it as "
+                         "data/results/default.* (what mjkit.sim.default_study() loads)")
+    si.add_argument("--no-progress", action="store_true", help="no progress bar")
+    si.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    si.set_defaults(func=_cmd_simulate)
 
     nb = sub.add_parser("notebooks", help="open the teaching notebooks in Jupyter Lab",
                         description="Open the notebooks folder with Jupyter Lab.")

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import mjkit
@@ -225,3 +226,81 @@ def test_distance_and_targets_commands(capsys):
     assert data["targets"][0]["distance"] == 0 and "8上" in data["advice"]
     code, _, err = run(capsys, "distance", "123m")
     assert code == 2 and "wrong number of tiles" in err
+
+
+# --------------------------------------------------------------------------
+# simulate
+# --------------------------------------------------------------------------
+
+def test_simulate_command_prints_and_writes(capsys, tmp_path):
+    from mjkit.sim import load_results, simulate
+
+    out = tmp_path / "results.csv"
+    code, text, err = run(capsys, "simulate", "--rules", "dazhong32", "--levels", "0-8",
+                          "--hands", "60", "--seed", "1", "--chunk", "40", "--out", str(out),
+                          "--no-progress")
+    assert code == 0, err
+    api = simulate("dazhong32", levels=range(9), hands=60, seed=1, progress=False)
+    lines = text.splitlines()
+    assert lines[0].startswith("dazhong32: 60 hands per level, seed 1")
+    row8 = next(line for line in lines if line.strip().startswith("连8拉8"))
+    r = api.loc[8]
+    assert f"{r.p_dealer:.4f} [{r.p_dealer_lo:.4f}, {r.p_dealer_hi:.4f}]" in row8
+    assert f"{r.p_other:.4f}" in row8 and f"{r.p_drawn_out:.4f}" in row8
+    streak = next(line for line in lines if line.startswith("streak"))
+    assert f"{api.streak.attrs['expected_length']:.4g}" in streak
+    for name in ("results.csv", "results.json", "results.combinations.csv",
+                 "results.fan_totals.csv", "results.streak.csv", "results.png"):
+        assert (tmp_path / name).exists(), name
+    assert (tmp_path / "results.png").read_bytes()[:4] == b"\x89PNG"
+    saved = load_results(out)
+    pd.testing.assert_frame_equal(pd.DataFrame(saved), pd.DataFrame(api))
+    assert saved.params["chunk"] == 40 and saved.params["seed"] == 1
+
+
+def test_simulate_command_json_plot_path_and_checkpoint(capsys, tmp_path):
+    plot = tmp_path / "fig" / "odds.png"
+    ck = tmp_path / "ck"
+    argv = ["simulate", "--rules", "gb", "--levels", "0", "--hands", "50", "--plot", str(plot),
+            "--checkpoint", str(ck), "--json", "--no-progress"]
+    code, text, err = run(capsys, *argv)
+    assert code == 0, err
+    data = json.loads(text)
+    assert data["params"]["rules"] == "gb" and data["streak"] is None
+    assert [row["level"] for row in data["levels"]] == [0]
+    assert plot.exists() and (ck / "study.json").exists()
+    code, text2, _ = run(capsys, *argv)             # resumed from the checkpoint
+    assert code == 0 and json.loads(text2)["info"]["chunks_played"] == 0
+    assert json.loads(text2)["levels"] == data["levels"]
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["--levels", "8-0"], "--levels"),
+    (["--levels", "a-b"], "--levels"),
+    (["--levels", "1,1"], "twice"),
+    (["--hands", "0"], "hands must be"),
+    (["--rules", "gb", "--levels", "0-2"], "连拉"),
+    (["--dealer-policy", "magic"], "policy"),
+    (["--out", "results.txt"], ".csv"),
+    (["--default", "--hands", "5"], "--default plays the default study: drop --hands"),
+])
+def test_simulate_command_bad_input(capsys, argv, msg):
+    code, out, err = run(capsys, "simulate", "--no-progress", "--hands", "5", *argv) \
+        if "--hands" not in argv else run(capsys, "simulate", "--no-progress", *argv)
+    assert code == 2
+    assert err.startswith("error: ") and msg in err and "Traceback" not in err
+
+
+def test_simulate_default_writes_what_default_study_loads(capsys, tmp_path, monkeypatch):
+    from mjkit.sim import default_study, results
+
+    monkeypatch.setenv("MJKIT_RESULTS_DIR", str(tmp_path))
+    monkeypatch.setitem(results.DEFAULT_STUDY, "levels", [8])
+    monkeypatch.setitem(results.DEFAULT_STUDY, "hands", 50)
+    code, text, err = run(capsys, "simulate", "--default", "--no-progress")
+    assert code == 0, err
+    assert (tmp_path / "default.json").exists() and (tmp_path / "default.png").exists()
+    assert (tmp_path / "default.checkpoint" / "study.json").exists()
+    table = default_study()
+    assert table.params["hands"] == 50 and table.params["levels"] == [8]
+    assert f"{table.loc[8, 'p_dealer']:.4f}" in text

@@ -105,6 +105,54 @@ def test_deal_matches_the_exact_probability_of_a_complete_hand():
     assert (r.outcomes[:, 6] >= 53).all()              # 13 x 4 + 1, plus flowers
 
 
+def test_robbing_a_kong_where_discard_wins_are_allowed():
+    r = play_hands(1500, "gb", seed=9)
+    o = r.outcomes
+    robbed = o[:, 10] == 1
+    assert robbed.sum() >= 3
+    keys = r.fan_keys
+    fans = r.fan_counts
+    assert (fans[robbed, keys.index("ROBBING_THE_KONG")] == 1).all()
+    assert (o[robbed, 1] == 0).all() and (o[robbed, 0] >= 0).all()
+    assert (fans[~robbed, keys.index("ROBBING_THE_KONG")] == 0).all()
+    # dazhong32 wins by self-draw only: never a robbed kong
+    assert play_hands(600, "dazhong32", level=8, seed=9).outcomes[:, 10].sum() == 0
+
+
+def test_wild_tiles():
+    fixed = play_hands(800, "dazhong32", level=8, seed=3, wild="P")
+    o = fixed.outcomes
+    assert (o[:, 9] == 31).all()
+    wins = o[:, 0] >= 0
+    keys = fixed.fan_keys
+    no_wild = fixed.fan_counts[:, keys.index("NO_WILD")] > 0
+    # some wins use a wild tile for another tile, some do not (无财神)
+    assert (wins & no_wild).sum() > 10 and (wins & ~no_wild).sum() > 10
+    assert (o[wins, 4] >= 32).all()
+    plain = play_hands(800, "dazhong32", level=8, seed=3)
+    assert wins.mean() > (plain.outcomes[:, 0] >= 0).mean()   # wild tiles make wins easier
+
+
+def test_turned_wild_kind_is_uniform():
+    # The turned tile is the first tile from the back that is not a flower: by symmetry
+    # each of the 34 kinds with probability 4/136 = 1/34 exactly.
+    n = 34 * 400
+    r = play_hands(n, "dazhong32", seed=8, wild="turned", deal_only=True)
+    counts = np.bincount(r.outcomes[:, 9], minlength=34)
+    assert counts.sum() == n and len(counts) == 34
+    expected = n / 34
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    assert chi2 < 70.0, chi2          # 33 degrees of freedom: P(chi2 > 70) < 0.0002
+
+
+def test_exhaustion_is_exact_without_wins():
+    # a bar no hand can reach: every hand is drawn out after exactly `exhaust` tiles
+    r = play_hands(200, "dazhong32", seed=5, minimum=10_000, exhaust=100)
+    o = r.outcomes
+    assert (o[:, 0] == -1).all() and (o[:, 6] == 100).all()
+    assert (o[:, 12] >= 0).all() and o[:, 12].sum() > 0     # complete hands fell short
+
+
 def test_simulate_and_streak_chain():
     df = simulate("dazhong32", levels=range(9), hands=150, seed=3, progress=False)
     assert list(df.index) == list(range(9))
@@ -134,6 +182,12 @@ def test_wilson_interval():
     ({"n": 5, "discard_wins": True}, "self-draw only"),
     ({"n": 5, "dealer_policy": "magic"}, "unknown policy"),
     ({"n": 5, "seed": -3}, "seed"),
+    ({"n": 5, "wild": "3f"}, "flower"),
+    ({"n": 5, "wild": 7}, "wild must be"),
+    ({"n": 5, "wild": "Q"}, "wild must be.*unknown character"),
+    ({"n": 5, "commit": 20}, "commit"),
+    ({"n": 5, "slack": 2.5}, "slack"),
+    ({"n": 5, "others_policy": "破拉"}, "unknown policy"),
 ])
 def test_bad_input(kwargs, msg):
     with pytest.raises(HandError, match=msg):

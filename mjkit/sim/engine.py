@@ -14,20 +14,21 @@ import numba
 import numpy as np
 import pandas as pd
 
+from .._kernels import fan_ids as F
 from .._kernels import game as G
 from ..errors import HandError
 from ..hand import _as_wind
 from ..rules import get_rules
 from ..rules.ruleset import _streak_level
 from ..shanten import shanten_tables
+from ..tiles import tile_from_str
+from .directions import direction_arrays
+from .policy import POLICIES, label, resolve
 
 __all__ = ["HandRecords", "play_hands", "POLICIES"]
 
-#: Policies by name (``dealer_policy=`` / ``others_policy=``).
-POLICIES = {"efficiency": G.POLICY_EFFICIENCY}
-
 _COLUMNS = ("winner", "self_drawn", "draws", "own_draws", "counted", "total", "taken",
-            "flowers", "melds")
+            "flowers", "melds", "wild", "robbed", "error", "short")
 
 
 @dataclass
@@ -43,11 +44,13 @@ class HandRecords:
     first : int
         Number of the first hand (hands ``first .. first + n - 1``).
     outcomes : numpy.ndarray
-        int32 (n, 9): winner (seat 0 = dealer, -1 drawn out), self-drawn,
+        int32 (n, 13): winner (seat 0 = dealer, -1 drawn out), self-drawn,
         turns' draws after the deal up to the win (replacements not counted),
         the winner's own draws, counted
         fans, total fans, tiles taken from the wall, the winner's flowers and
-        melds.
+        melds, the hand's wild kind (-1 none), 1 if the win robbed a kong
+        (抢杠和), a user policy's error code (0), and how many complete
+        hands fell short of their player's bar (each a P胡 avoided).
     fan_counts : numpy.ndarray
         int8 (n, fans of the catalogue): the winning hand's counted fans.
     fan_keys : list of str
@@ -71,29 +74,23 @@ class HandRecords:
         return df
 
 
-def _policy(name):
-    try:
-        return POLICIES[name]
-    except (KeyError, TypeError):
-        raise HandError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
-
-
 def _seed(seed):
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise HandError(f"seed must be a whole number >= 0, got {seed!r}")
     return int(seed) % (1 << 63)
 
 
-def _run_threads(seed, level, first, par, stab, htab, rs, out, fans):
+def _run_threads(seed, level, first, par, stab, htab, rs, hooks, out, fans):
     """Slices of the hands on numba's thread count (the kernel releases the GIL)."""
     n = len(out)
     threads = max(1, min(numba.get_num_threads(), n // 64 or 1))
-    args = rs.kernel_args()
+    args = rs.kernel_args() + direction_arrays(rs)
     cuts = [n * j // threads for j in range(threads + 1)]
 
     def run(j):
         lo, hi = cuts[j], cuts[j + 1]
-        G.play_hands(seed, level, first + lo, par, stab, htab, *args, out[lo:hi], fans[lo:hi])
+        G.play_hands(seed, level, first + lo, par, stab, htab, *args, *hooks, out[lo:hi],
+                     fans[lo:hi])
 
     if threads == 1:
         run(0)
@@ -102,10 +99,33 @@ def _run_threads(seed, level, first, par, stab, htab, rs, out, fans):
         list(pool.map(run, range(threads)))
 
 
+def _whole(name, x, lo, hi):
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not lo <= x <= hi:
+        raise HandError(f"{name} must be a whole number in {lo}..{hi}, got {x!r}")
+    return int(x)
+
+
+def _wild(wild):
+    """(mode, kind) of the ``wild=`` option."""
+    if wild is None or wild is False:
+        return G.WILD_NONE, -1
+    if isinstance(wild, str) and wild.strip().lower() == "turned":
+        return G.WILD_TURNED, -1
+    if isinstance(wild, str):
+        try:
+            k = tile_from_str(wild)
+        except HandError as e:
+            raise HandError(f"wild must be None, 'turned' or a tile: {e}") from None
+        if k >= G.N_KINDS:
+            raise HandError(f"a flower cannot be the wild tile, got {wild!r}")
+        return G.WILD_FIXED, k
+    raise HandError(f"wild must be None, 'turned' or a tile such as 'P' or '5m', got {wild!r}")
+
+
 def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
            discard_wins=None, dealer_policy="efficiency", others_policy="efficiency",
-           deal_only=False):
-    """The kernel's parameter array (validated)."""
+           deal_only=False, wild=None, slack=4, commit=5, break_from=1):
+    """The kernel's parameter array (validated) and the rule set; see :func:`play_hands`."""
     rs = get_rules(rules)
     level = _streak_level(level)
     rs.threshold(level)          # 连拉 only where the rule set has it
@@ -124,15 +144,21 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
     par[G.P_ROUND] = _as_wind(round_wind, "round_wind")
     par[G.P_SOLITAIRE] = 1 if solitaire else 0
     par[G.P_DISCARD_WINS] = 1 if discard_wins else 0
-    par[G.P_DEALER_POLICY] = _policy(dealer_policy)
-    par[G.P_OTHERS_POLICY] = _policy(others_policy)
+    par[G.P_DEALER_POLICY] = resolve(dealer_policy)[0]
+    par[G.P_OTHERS_POLICY] = resolve(others_policy)[0]
     par[G.P_DEAL_ONLY] = 1 if deal_only else 0
+    par[G.P_DEALER_BONUS] = rs.points_list[F.LIANLA] * level
+    par[G.P_SLACK] = _whole("slack", slack, -200, 200)
+    par[G.P_COMMIT] = _whole("commit", commit, 0, 14)
+    par[G.P_BREAK_FROM] = _whole("break_from", break_from, 0, 1000)
+    par[G.P_WILD_MODE], par[G.P_WILD_KIND] = _wild(wild)
     return rs, par
 
 
 def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=False,
                exhaust=120, round_wind="E", discard_wins=None, dealer_policy="efficiency",
-               others_policy="efficiency", deal_only=False, minimum=None):
+               others_policy="efficiency", deal_only=False, minimum=None, wild=None, slack=4,
+               commit=5, break_from=1):
     """Play ``n`` hands at one 连拉 level.
 
     Parameters
@@ -154,15 +180,32 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
         wall (seed 003: 120).
     round_wind : str or int
     discard_wins : bool, optional
-        Whether a player may win on a discard (default: not in
-        ``dazhong32``, which is self-draw only; yes otherwise).
-    dealer_policy, others_policy : str
-        Names in :data:`POLICIES`.
+        Whether a player may win on a discard or by robbing a kong (抢杠和)
+        (default: not in ``dazhong32``, which is self-draw only; yes
+        otherwise).
+    dealer_policy, others_policy : str, UserPolicy or function
+        Names in :data:`POLICIES` (``"efficiency"``, ``"value"``,
+        ``"break"``), or your own (see :mod:`mjkit.sim.policy`).
     deal_only : bool
         Stop after the deal: only the dealer's 天和 is checked (for the
         exact checks).
     minimum : int, optional
         Override the rule set's minimum (e.g. 0: every complete hand wins).
+    wild : None, "turned" or str
+        Wild tiles (财神): none, the kind of the first tile from the back of
+        the wall that is not a flower (turned up for each hand; it stays in
+        the wall), or a fixed kind such as ``"P"``.  A wild tile stands for
+        any tile; it is never discarded by the built-in policies, never
+        claimed, and never used in a claimed set.
+    slack : int
+        Fans a value-aware player expects from small fans besides its
+        direction (the direction must bring the bar less this).
+    commit : int
+        A value-aware player keeps two directions until one needs at most
+        this many tiles (5: eight of thirteen tiles fit, seed 000's 8上).
+    break_from : int
+        ``"break"`` players play 破拉 against a dealer at this 连拉 level
+        or above, and play ``"value"`` otherwise.
 
     Returns
     -------
@@ -175,7 +218,8 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
     rs, par = params(rules, level, solitaire=solitaire, exhaust=exhaust,
                      round_wind=round_wind, discard_wins=discard_wins,
                      dealer_policy=dealer_policy, others_policy=others_policy,
-                     deal_only=deal_only)
+                     deal_only=deal_only, wild=wild, slack=slack, commit=commit,
+                     break_from=break_from)
     if minimum is not None:
         if isinstance(minimum, bool) or not isinstance(minimum, (int, np.integer)) \
                 or minimum < 0:
@@ -184,9 +228,16 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
     stab, htab = shanten_tables()
     out = np.zeros((n, G.N_OUT), np.int32)
     fans = np.zeros((n, rs.n_fans), np.int8)
+    hooks = (resolve(dealer_policy)[1], resolve(others_policy)[1])
     if n:
-        _run_threads(_seed(seed), int(par[G.P_LEVEL]), int(first), par, stab, htab, rs, out,
-                     fans)
+        _run_threads(_seed(seed), int(par[G.P_LEVEL]), int(first), par, stab, htab, rs, hooks,
+                     out, fans)
+        bad = np.flatnonzero(out[:, G.O_ERROR])
+        if len(bad):
+            i = int(bad[0])
+            raise HandError(f"hand {first + i}: a user policy discarded a tile not in hand "
+                            f"(policies: dealer {label(dealer_policy)!r}, others "
+                            f"{label(others_policy)!r})")
     from ..rules.catalogue import catalogue_lists
 
     return HandRecords(rules=rs.name, level=int(par[G.P_LEVEL]), seed=int(seed),

@@ -1,0 +1,401 @@
+"""Players' decisions in the simulator: what to discard, what to claim, when to kong.
+
+A *direction* is what a value-aware player aims at: a set of allowed kinds
+(a mask: one suit for 清一色, simples for 断幺 ...), a shape (regular, seven
+pairs or all pungs) and optionally a template of tiles the hand must hold
+(the nine tiles of 清龙, the three chows of 一色三步高 ...).  The table of
+directions and what each is worth is built in Python from the rule set's
+fan table (:mod:`mjkit.sim.directions`); here each direction's *need* is
+computed: the tiles still to draw to complete it, in the units of
+:func:`.shanten.analyse` (0: a complete 14-tile hand, 1: a ready 13-tile
+hand).  Melded sets are read as if they were in the hand, so a need is a
+slight underestimate for a melded hand: good enough to steer a policy,
+never used to declare a win (the evaluator decides that).
+
+Policies:
+
+* ``POLICY_EFFICIENCY``: value-blind; lowest overall need.
+* ``POLICY_VALUE``: directions worth the player's bar (less an allowance
+  for the small fans every hand picks up); early on the best two are kept
+  (seed 000: 6看), and the player commits to one once it needs at most
+  ``P_COMMIT`` tiles (8上: eight of thirteen tiles fit).  Claims only
+  once committed, and only when the melded hand is still worth the bar.
+* ``POLICY_BREAK``: 破拉 (seed 000 §一.5, §四.3, §五.3): against a dealer
+  on a streak, go for the quickest legal hand, claim freely, and of equal
+  discards keep back those the dealer could claim.
+* ``POLICY_USER``: a compiled callback (a numba ``cfunc``) decides.
+"""
+
+from numba import njit
+
+from .shanten import W_KEYS, _need_keys
+
+POLICY_EFFICIENCY = 0
+POLICY_VALUE = 1
+POLICY_BREAK = 2
+POLICY_USER = 3
+
+# Direction shapes.
+SHAPE_REGULAR = 0
+SHAPE_PAIRS = 1
+SHAPE_PUNGS = 2
+
+# Columns of the direction info table (int64, one row per direction).
+D_MASK = 0           # row of the mask table
+D_SHAPE = 1
+D_N_TMPL = 2         # entries of the template (kinds / copies), 0..9
+D_TMPL_SETS = 3      # sets the template makes (0 without one)
+D_VALUE_CLOSED = 4   # fans the direction brings in a closed hand
+D_VALUE_OPEN = 5     # ... and with melds
+D_INFO = 6
+N_TMPL = 9
+
+INF = 99
+
+# Policy workspace (int64), offsets.
+PW_V = 0             # 34: the hand with its melds read in
+PW_R = 34            # 34: what a template leaves
+PW_OUT = 68          # mask rows: tiles outside each mask
+PW_LB = 68 + 64      # directions: lower bound on each direction's need this decision
+PW_ORDER = PW_LB + 512   # directions sorted by lower bound
+PW_BUCKET = PW_ORDER + 512   # start of each lower bound's run in the order
+PW_LEN = PW_BUCKET + 32
+MAX_MASKS = 64
+MAX_DIRECTIONS = 512
+N_LB = 30            # lower bounds at or above this share the last bucket
+
+# The user callback's view (int64 array), offsets.
+V_ASK = 0            # what is asked: ASK_*
+V_TILE = 1           # the tile asked about (a claim: the discard; a chow: its first tile)
+V_SEAT = 2           # the player's seat (0 = dealer)
+V_LEVEL = 3          # the dealer's 连拉 level
+V_BAR = 4            # fans the player's hand itself needs (the 连拉 line taken off)
+V_WALL_LEFT = 5      # tiles still to be taken before the hand is drawn out
+V_N_MELDS = 6
+V_WILD = 7           # the wild kind, -1 none
+V_FLOWERS = 8
+V_DISCARDER = 9      # a claim: the seat that discarded
+V_HAND = 10          # 34: the player's concealed counts
+V_SEEN = 44          # 34: tiles everybody has seen (discards, melds), own hand excluded
+V_MELDS = 78         # 4 x (type, tile)
+V_LEN = 86
+ASK_DISCARD = 0      # return the kind to discard (held, not the wild kind unless only wilds)
+ASK_PUNG = 1         # return 1 to pung the discard
+ASK_CHOW = 2         # return 1 to chow the discard (V_TILE: the chow's first tile)
+ASK_KONG = 3         # return 1 to declare the kong of V_TILE (concealed, added or on a discard)
+
+
+@njit(cache=True)
+def regular_need(cnt, n_sets, stab, htab, sws):
+    """Need of ``n_sets`` sets and a pair from the counts ``cnt`` (table lookups only)."""
+    for g in range(3):
+        key = 0
+        for r in range(8, -1, -1):
+            key = key * 5 + cnt[9 * g + r]
+        sws[W_KEYS + g] = key
+    key = 0
+    for r in range(6, -1, -1):
+        key = key * 5 + cnt[27 + r]
+    sws[W_KEYS + 3] = key
+    return _need_keys(sws, W_KEYS, n_sets, stab, htab)
+
+
+@njit(cache=True)
+def _read_in(c, nm, mtype, mtile, wild, v):
+    """``v`` = the concealed counts plus the melds' tiles (a kong as a pung), wild tiles
+    left out; returns the wild tiles held and whether a meld is a chow (bit 1) / a pung
+    or kong (bit 2)."""
+    for k in range(34):
+        v[k] = c[k]
+    jokers = 0
+    if wild >= 0:
+        jokers = c[wild]
+        v[wild] = 0
+    kinds = 0
+    for i in range(nm):
+        t = mtile[i]
+        if mtype[i] == 1:                  # chow
+            v[t] += 1
+            v[t + 1] += 1
+            v[t + 2] += 1
+            kinds |= 1
+        else:
+            v[t] += 3
+            kinds |= 2
+    for k in range(34):
+        if v[k] > 4:
+            v[k] = 4
+    return jokers, kinds
+
+
+@njit(cache=True)
+def _pairs_need(v, mask):
+    pairs = 0
+    singles = 0
+    for k in range(34):
+        if mask[k]:
+            pairs += v[k] >> 1
+            singles += v[k] & 1
+    short = 7 - min(pairs, 7)
+    one = min(short, singles)
+    return one + 2 * (short - one)
+
+
+@njit(cache=True)
+def _pungs_need(v, mask):
+    t3 = 0
+    t2 = 0
+    t1 = 0
+    for k in range(34):
+        if mask[k]:
+            x = v[k]
+            if x >= 3:
+                t3 += 1
+            elif x == 2:
+                t2 += 1
+            elif x == 1:
+                t1 += 1
+    p = min(t3, 4)
+    extra = t3 - p                       # a fifth triple can give the pair
+    best = INF
+    # the pair: from a pair, a spare triple, a single, or nothing
+    for src in range(4):
+        a2 = t2
+        a1 = t1
+        if src == 0:
+            if a2 == 0 and extra == 0:
+                continue
+            cost = 0
+            if extra == 0:
+                a2 -= 1
+        elif src == 1:
+            if a1 == 0:
+                continue
+            cost = 1
+            a1 -= 1
+        elif src == 2:
+            cost = 2
+        else:
+            continue
+        left = 4 - p
+        use2 = min(left, a2)
+        cost += use2
+        left -= use2
+        use1 = min(left, a1)
+        cost += 2 * use1
+        left -= use1
+        cost += 3 * left
+        if cost < best:
+            best = cost
+    return best
+
+
+@njit(cache=True)
+def direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab, htab, sws, r):
+    """Need of direction ``d`` for the read-in hand ``v`` (see :func:`_read_in`)."""
+    mask = dmask[dinfo[d, D_MASK]]
+    shape = dinfo[d, D_SHAPE]
+    if shape == SHAPE_PAIRS:
+        if nm > 0:
+            return INF
+        need = _pairs_need(v, mask)
+    elif shape == SHAPE_PUNGS:
+        if kinds & 1:
+            return INF
+        need = _pungs_need(v, mask)
+    else:
+        n = dinfo[d, D_N_TMPL]
+        for k in range(34):
+            r[k] = v[k] if mask[k] else 0
+        miss = 0
+        for i in range(n):
+            k = dtk[d, i]
+            have = r[k]
+            want = dtn[d, i]
+            if have >= want:
+                r[k] = have - want
+            else:
+                miss += want - have
+                r[k] = 0
+        need = miss + regular_need(r, 4 - dinfo[d, D_TMPL_SETS], stab, htab, sws)
+    need -= jokers
+    return need if need > 0 else 0
+
+
+@njit(cache=True)
+def _lower_bound(d, v, pw, dinfo, dtk, dtn):
+    """A cheap lower bound on a direction's need: the tiles outside its mask or missing
+    from its template (each draw can mend one of either)."""
+    out = pw[PW_OUT + dinfo[d, D_MASK]]
+    miss = 0
+    for i in range(dinfo[d, D_N_TMPL]):
+        short = dtn[d, i] - v[dtk[d, i]]
+        if short > 0:
+            miss += short
+    return out if out > miss else miss
+
+
+@njit(cache=True)
+def choose_directions(c, nm, mtype, mtile, wild, want, closed, dinfo, dmask, dtk, dtn, stab,
+                      htab, sws, pw, best):
+    """The two best directions worth ``want`` fans: ``best`` = [d1, need1, d2, need2]
+    (-1 for none); returns d1.  Ranked by need, then by value.
+
+    Directions are visited in order of a cheap lower bound on their need
+    (a counting sort), and the visit stops once the bound passes the
+    second-best need found: most directions are never evaluated.
+    """
+    v = pw[PW_V:PW_V + 34]
+    r = pw[PW_R:PW_R + 34]
+    jokers, kinds = _read_in(c, nm, mtype, mtile, wild, v)
+    n_masks = dmask.shape[0]
+    for m in range(n_masks):
+        out = 0
+        for k in range(34):
+            if not dmask[m, k]:
+                out += v[k]
+        pw[PW_OUT + m] = out
+    for b in range(N_LB + 1):
+        pw[PW_BUCKET + b] = 0
+    vcol = D_VALUE_CLOSED if closed else D_VALUE_OPEN
+    n_dir = dinfo.shape[0]
+    for d in range(n_dir):
+        if dinfo[d, vcol] < want:
+            pw[PW_LB + d] = -1
+            continue
+        lb = _lower_bound(d, v, pw, dinfo, dtk, dtn) - jokers
+        if lb < 0:
+            lb = 0
+        if lb > N_LB - 1:
+            lb = N_LB - 1
+        pw[PW_LB + d] = lb
+        pw[PW_BUCKET + lb + 1] += 1
+    for b in range(N_LB):
+        pw[PW_BUCKET + b + 1] += pw[PW_BUCKET + b]
+    for d in range(n_dir):
+        lb = pw[PW_LB + d]
+        if lb >= 0:
+            pw[PW_ORDER + pw[PW_BUCKET + lb]] = d
+            pw[PW_BUCKET + lb] += 1
+    n_ok = pw[PW_BUCKET + N_LB - 1]
+    best[0] = -1
+    best[1] = INF
+    best[2] = -1
+    best[3] = INF
+    for i in range(n_ok):
+        d = pw[PW_ORDER + i]
+        if pw[PW_LB + d] > best[3]:
+            break                        # no later direction can enter the top two
+        val = dinfo[d, vcol]
+        need = direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab, htab,
+                              sws, r)
+        if need >= INF:
+            continue
+        if best[0] < 0 or need < best[1] or (need == best[1] and val > dinfo[best[0], vcol]):
+            best[2] = best[0]
+            best[3] = best[1]
+            best[0] = d
+            best[1] = need
+        elif best[2] < 0 or need < best[3] or (need == best[3] and val > dinfo[best[2], vcol]):
+            best[2] = d
+            best[3] = need
+    return best[0]
+
+
+@njit(cache=True)
+def need_after(d, c, nm, mtype, mtile, wild, dinfo, dmask, dtk, dtn, stab, htab, sws, pw):
+    """Need of direction ``d`` for the hand ``c`` (melds read in)."""
+    v = pw[PW_V:PW_V + 34]
+    r = pw[PW_R:PW_R + 34]
+    jokers, kinds = _read_in(c, nm, mtype, mtile, wild, v)
+    return direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab, htab, sws, r)
+
+
+@njit(cache=True)
+def helps(d, k, dinfo, dmask, dtk):
+    """Whether kind ``k`` can count toward direction ``d`` (inside its mask or template)."""
+    if dmask[dinfo[d, D_MASK], k]:
+        return True
+    for i in range(dinfo[d, D_N_TMPL]):
+        if dtk[d, i] == k:
+            return True
+    return False
+
+
+@njit(cache=True)
+def connection(c, k):
+    """Tiles of the hand that work with one copy of ``k`` (itself excluded)."""
+    if k >= 27:
+        return c[k] - 1
+    r = k % 9
+    s = 0
+    for dd in range(-2, 3):
+        if 0 <= r + dd <= 8:
+            s += c[k + dd]
+    return s - 1
+
+
+@njit(cache=True)
+def danger(k, c, seen, discarder):
+    """How much a discard of ``k`` could feed the dealer a claim (破拉 keeps these back):
+    a pung unless three other copies are accounted for, a chow if the dealer plays next."""
+    x = 0
+    if seen[k] + c[k] < 3:
+        x += 1
+    if discarder == 3 and k < 27:
+        x += 1
+    return x
+
+
+@njit(cache=True)
+def directed_discard(c, nm, mtype, mtile, wild, kept, n_kept, defend, seen, seat, dinfo,
+                     dmask, dtk, dtn, stab, htab, sws, pw):
+    """The discard that keeps the kept directions quickest.
+
+    Key, smallest first: the summed need of the kept directions after the
+    discard; for 破拉 (``defend``) how much the tile could feed the dealer;
+    whether the tile counts toward a kept direction; its connection to the
+    hand; honours and terminals before simples; the lowest kind.  The hand
+    is read in once; each candidate only moves one count.
+    """
+    v = pw[PW_V:PW_V + 34]
+    r = pw[PW_R:PW_R + 34]
+    jokers, kinds = _read_in(c, nm, mtype, mtile, wild, v)
+    base0 = -1
+    base1 = -1
+    best_k = -1
+    best_key = (INF * 4, 9, 9, 99, 9, 99)
+    for k in range(34):
+        if c[k] == 0 or k == wild:
+            continue
+        total = 0
+        inside = 0
+        for j in range(n_kept):
+            d = kept[j]
+            if helps(d, k, dinfo, dmask, dtk):
+                inside = 1
+                v[k] -= 1
+                total += direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab,
+                                        htab, sws, r)
+                v[k] += 1
+            else:
+                # a tile outside the direction leaves its need unchanged
+                if j == 0:
+                    if base0 < 0:
+                        base0 = direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn,
+                                               stab, htab, sws, r)
+                    total += base0
+                else:
+                    if base1 < 0:
+                        base1 = direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn,
+                                               stab, htab, sws, r)
+                    total += base1
+        dz = danger(k, c, seen, seat) if defend else 0
+        mid = 0 if k >= 27 or k % 9 == 0 or k % 9 == 8 else 1
+        key = (total, dz, inside, connection(c, k), mid, k)
+        if key < best_key:
+            best_key = key
+            best_k = k
+    if best_k < 0:                       # nothing but wild tiles
+        best_k = wild
+    return best_k

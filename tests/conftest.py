@@ -1,0 +1,76 @@
+"""Test-session set-up: compile the slowest kernels on the second core.
+
+On a fresh clone (CI) most of the run is numba compiling kernels and the
+value index being built, one after the other on one core.  When the
+session includes the tests that need the game kernel or the value index,
+a helper process (:data:`WARM_UP`) compiles and builds those at the start
+while the other tests run; the tests that need them are moved to the end
+of the run and wait for the helper.  Nothing is shared but numba's and
+mjkit's disk caches, which both write atomically, and the tests would
+compile and build for themselves if the helper failed: it only saves time.
+Set ``MJKIT_NO_WARMUP=1`` to turn it off.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+#: Test modules that need the game kernel or the value index.
+LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_distance.py",
+        "test_targets.py", "test_cli.py")
+
+#: What the helper runs: the game kernel (dazhong32 and gb tables have the same
+#: types, so one compilation serves both), the value index of dazhong32 and the
+#: distance and targets kernels that read it.
+WARM_UP = """
+from mjkit.sim import play_hands
+play_hands(2, "dazhong32", seed=0, dealer_policy="value", others_policy="break")
+import mjkit
+mjkit.distance_to("123m234m345m67m99s", 32, "dazhong32")
+mjkit.targets("123m234m345m67m99s", 32, "dazhong32")
+"""
+
+_helper = {}
+
+
+def _late(item):
+    return os.path.basename(str(item.fspath)) in LATE
+
+
+def pytest_collection_modifyitems(session, config, items):
+    late = [it for it in items if _late(it)]
+    if not late or len(late) == len(items):
+        return
+    items[:] = [it for it in items if not _late(it)] + late
+    if os.environ.get("MJKIT_NO_WARMUP") or hasattr(config, "workerinput"):
+        return
+    log = tempfile.NamedTemporaryFile(prefix="mjkit-warmup-", suffix=".log", delete=False)
+    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    _helper["log"] = log.name
+    _helper["proc"] = subprocess.Popen([sys.executable, "-c", WARM_UP], stdout=log,
+                                       stderr=subprocess.STDOUT, env=env)
+
+
+def pytest_runtest_setup(item):
+    proc = _helper.get("proc")
+    if proc is not None and _late(item):
+        code = proc.wait()
+        _helper.pop("proc")
+        if code != 0:
+            with open(_helper["log"], encoding="utf-8", errors="replace") as f:
+                tail = f.read()[-2000:]
+            item.config.issue_config_time_warning(
+                pytest.PytestWarning(f"warm-up helper failed ({code}); the tests compile for "
+                                     f"themselves:\n{tail}"), stacklevel=2)
+
+
+def pytest_unconfigure(config):
+    proc = _helper.pop("proc", None)
+    if proc is not None:          # the late tests were deselected or the run stopped early
+        proc.kill()
+        proc.wait()
