@@ -35,7 +35,10 @@ from .policy import (
     connection, directed_discard, need_after,
 )
 from .rng import below, stream_seed
-from .shanten import MODE_OVERALL, WS_LEN as SH_WS_LEN, analyse, init_workspace
+from .shanten import (
+    MODE_OVERALL, MODE_USEFUL, N_FORMS, W_FORMS, W_USE, WS_LEN as SH_WS_LEN, analyse,
+    init_workspace,
+)
 
 N_WALL = 144
 N_KINDS = 34
@@ -81,6 +84,7 @@ N_OUT = 13
 
 ERR_DISCARD = 1      # a user policy discarded a tile not in hand
 
+UKEIRE_FROM = 2      # the efficiency discard counts useful tiles from one from ready (costly)
 RESCAN = 3           # an uncommitted value-aware player looks at every direction every 3rd turn
 
 
@@ -139,28 +143,58 @@ def _need(c, n_melds, wild, nocap, stab, htab, sws):
 
 
 @njit(cache=True)
-def efficiency_discard(c, n_melds, wild, nocap, stab, htab, sws):
-    """The tile-efficiency discard and the need it leaves: lowest need after it, then the
-    least connected tile, honours and terminals before simples, then the lowest kind.
-    Wild tiles are kept."""
-    best_k = -1
+def _useful(c, n_melds, wild, nocap, seen, stab, htab, sws):
+    """Unseen copies of the tiles that would lower the need of ``c`` (13-type hand)."""
+    j = 0
+    if wild >= 0:
+        j = c[wild]
+        c[wild] = 0
+    need = analyse(c, n_melds, nocap, 1, MODE_USEFUL, stab, htab, sws)
+    if wild >= 0:
+        c[wild] = j
+    mask = np.int64(0)
+    for f in range(N_FORMS):
+        if sws[W_FORMS + f] == need:
+            mask |= sws[W_USE + f]
+    total = 0
+    for t in range(N_KINDS):
+        if (mask >> t) & 1:
+            left = 4 - c[t] - seen[t]
+            if left > 0:
+                total += left
+    return total
+
+
+@njit(cache=True)
+def efficiency_discard(c, n_melds, wild, nocap, seen, stab, htab, sws):
+    """The tile-efficiency discard and the need it leaves: lowest need after it, then (once
+    the hand is within ``UKEIRE_FROM`` of ready) the most unseen tiles that would lower that
+    need, then the least connected tile, honours and terminals before simples, then the
+    lowest kind.  Wild tiles are kept."""
     best_need = 1 << 30
-    best_conn = 1 << 30
-    best_mid = 2
+    needs = np.empty(N_KINDS, np.int64)
     for k in range(N_KINDS):
         if c[k] == 0 or k == wild:
             continue
         c[k] -= 1
-        need = _need(c, n_melds, wild, nocap, stab, htab, sws)
+        needs[k] = _need(c, n_melds, wild, nocap, stab, htab, sws)
         c[k] += 1
-        conn = connection(c, k)
-        mid = 0 if k >= 27 or k % 9 == 0 or k % 9 == 8 else 1
-        if (need < best_need or (need == best_need and (
-                conn < best_conn or (conn == best_conn and mid < best_mid)))):
+        if needs[k] < best_need:
+            best_need = needs[k]
+    best_k = -1
+    best_key = (0, 0, 0, 0)
+    for k in range(N_KINDS):
+        if c[k] == 0 or k == wild or needs[k] != best_need:
+            continue
+        c[k] -= 1
+        ukeire = 0
+        if best_need <= UKEIRE_FROM:
+            ukeire = _useful(c, n_melds, wild, nocap, seen, stab, htab, sws)
+        key = (-ukeire, connection(c, k) + 1, 0 if k >= 27 or k % 9 == 0 or k % 9 == 8 else 1, k)
+        c[k] += 1
+        if best_k < 0 or key < best_key:
             best_k = k
-            best_need = need
-            best_conn = conn
-            best_mid = mid
+            best_key = key
     if best_k < 0:
         best_k = wild
         best_need = 0
@@ -280,7 +314,7 @@ def _discard(p, conc, nm, mtype, mtile, wild, pol, par, flowers, seen, pos, noca
             return directed_discard(c, nm[p], mtype[p], mtile[p], wild, kept, n_kept,
                                     mode == POLICY_BREAK, seen, p, dinfo, dmask, dtk, dtn,
                                     stab, htab, sws, pw)
-    k, _ = efficiency_discard(c, nm[p], wild, nocap, stab, htab, sws)
+    k, _ = efficiency_discard(c, nm[p], wild, nocap, seen, stab, htab, sws)
     return k
 
 
