@@ -375,7 +375,7 @@ def parse_levels(text):
 
 # Study options of `simulate` (None: not given on the command line).
 _STUDY_OPTIONS = ("rules", "levels", "hands", "seed", "dealer_policy", "others_policy",
-                  "solitaire", "exhaust")
+                  "solitaire", "exhaust", "wild")
 
 
 def _cmd_simulate(args):
@@ -404,6 +404,8 @@ def _cmd_simulate(args):
             study["solitaire"] = True
         if args.exhaust is not None:
             study["exhaust"] = args.exhaust
+        if args.wild is not None:
+            study["wild"] = args.wild
         out = Path(args.out) if args.out else None
         checkpoint = args.checkpoint
     if out is not None and out.suffix.lower() != ".csv":
@@ -485,6 +487,26 @@ def _cmd_notebooks(args):
     except OSError as exc:
         print(f"error: could not start Jupyter Lab: {exc}", file=sys.stderr)
         return NOT_WIN
+
+
+def _cmd_app(args):
+    import importlib.util
+    import os
+
+    from .app import voila_command
+
+    if importlib.util.find_spec("voila") is None:
+        print("Voila is not installed. Install the app extra, from the repository root:\n"
+              "    pip install -e \".[app]\"\nthen run  python -m mjkit app", file=sys.stderr)
+        return NOT_WIN
+    env = dict(os.environ, MJKIT_QUIZ_SEED=str(args.seed), MJKIT_QUIZ_N=str(args.questions),
+               MJKIT_QUIZ_DIFFICULTY=args.difficulty, MJKIT_QUIZ_LANG=args.lang)
+    print(f"Serving the mjkit classroom on http://127.0.0.1:{args.port}/ "
+          f"(quiz seed {args.seed}; Ctrl-C stops it) ...", flush=True)
+    try:
+        return subprocess.call(voila_command(args.port, browser=args.browser), env=env)
+    except KeyboardInterrupt:
+        return 130
 
 
 # --------------------------------------------------------------------------
@@ -604,6 +626,9 @@ def build_parser():
                     help="only the dealer plays")
     si.add_argument("--exhaust", type=int, default=None, metavar="TILES",
                     help="tiles taken from the wall before the hand is drawn out (default: 120)")
+    si.add_argument("--wild", default=None, metavar="TILE",
+                    help="wild tiles (财神): 'turned' (a tile turned up from the back of the "
+                         "wall each hand) or a fixed kind such as P (default: none)")
     si.add_argument("--chunk", type=int, default=None, metavar="N",
                     help="hands per task and per checkpoint file (default: 5000)")
     si.add_argument("--checkpoint", metavar="DIR",
@@ -630,6 +655,18 @@ def build_parser():
     nb = sub.add_parser("notebooks", help="open the teaching notebooks in Jupyter Lab",
                         description="Open the notebooks folder with Jupyter Lab.")
     nb.set_defaults(func=_cmd_notebooks)
+
+    ap = sub.add_parser("app", help="serve the classroom quiz and hand builder (Voila)",
+                        description="Serve the quiz and the hand builder as a web page with "
+                                    "Voila; every student opening it gets the same questions "
+                                    "for the same --seed.")
+    ap.add_argument("--port", type=int, default=8866, help="port (default: 8866)")
+    ap.add_argument("--seed", type=int, default=0, help="quiz seed (default: 0)")
+    ap.add_argument("--questions", type=int, default=10, help="questions (default: 10)")
+    ap.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="medium")
+    ap.add_argument("--lang", choices=["zh", "en"], default="zh")
+    ap.add_argument("--browser", action="store_true", help="open a browser too")
+    ap.set_defaults(func=_cmd_app)
     return parser
 
 

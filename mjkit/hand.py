@@ -749,6 +749,12 @@ class Hand:
     def __repr__(self) -> str:
         return f"Hand.parse({str(self)!r})"
 
+    def _repr_svg_(self) -> str:
+        """Notebook display: the hand as tiles (:func:`mjkit.pictures.hand_svg`)."""
+        from .pictures import hand_svg  # lazily: `import mjkit` stays fast
+
+        return hand_svg(self)
+
 
 # --------------------------------------------------------------------------
 # parsing

@@ -304,12 +304,10 @@ class ScoreResult:
         return self.explain()
 
     def _repr_html_(self):
-        import html
+        """Notebook display: the hand as tiles, the fans, 不计 and the verdict."""
+        from .display import score_html  # lazily: drawing code is not needed to score
 
-        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
-        return self.to_frame().to_html(index=False) + (
-            f"<p>total <b>{self.total}</b>; {html.escape(self.verdict())}</p>"
-            + (f"<ul>{notes}</ul>" if notes else ""))
+        return score_html(self)
 
 
 def fan_table(rules="gb"):

@@ -265,7 +265,7 @@ def _hand_fans(rs):
 
 # Kernel files left out of the cache key: they do not score.  (value_index.py
 # also packs the rows while building: bump _VERSION when that changes.)
-_QUERY_ONLY = ("value_index.py", "shanten.py")
+_QUERY_ONLY = ("value_index.py", "shanten.py", "game.py", "policy.py", "rng.py")
 
 
 def _index_key(rs, fam):
@@ -321,6 +321,9 @@ def _score_block(fam, rs, lo, hi, key_cols):
 
 
 def _write(path, save):
+    # another process building the same index may have finished and removed the
+    # blocks folder meanwhile: the block is simply written again
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -402,6 +405,20 @@ def _load(folder, key):
         return meta, ids, counted, hand_fans
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def index_available(rules="dazhong32"):
+    """Whether the value index of a rule set is in memory or on disk (nothing is built).
+
+    Interactive callers (the widgets) use it to offer ``distance_to`` only when a
+    query takes milliseconds, not the minutes of a first build.
+    """
+    rs = get_rules(rules)
+    key = f"v{_VERSION}-{rs.name}-{_index_key(rs, families())}"
+    if key in _MEMO:
+        return True
+    base = cache_dir()
+    return base is not None and (base / "value_index" / f"{key}.json").exists()
 
 
 def value_index(rules="dazhong32", *, progress=None):

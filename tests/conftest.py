@@ -20,9 +20,11 @@ import tempfile
 
 import pytest
 
-#: Test modules that need the game kernel or the value index.
+#: Test modules that need the game kernel or the value index, or run in processes of their
+#: own that should find every kernel compiled (notebooks, the browser app).
 LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_distance.py",
-        "test_targets.py", "test_cli.py")
+        "test_targets.py", "test_cli.py", "test_widgets.py", "test_notebooks.py",
+        "test_browser.py", "test_readme.py")
 
 #: What the helper runs: the game kernel (dazhong32 and gb tables have the same
 #: types, so one compilation serves both), the value index of dazhong32 and the

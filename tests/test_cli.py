@@ -262,11 +262,12 @@ def test_simulate_command_json_plot_path_and_checkpoint(capsys, tmp_path):
     plot = tmp_path / "fig" / "odds.png"
     ck = tmp_path / "ck"
     argv = ["simulate", "--rules", "gb", "--levels", "0", "--hands", "50", "--plot", str(plot),
-            "--checkpoint", str(ck), "--json", "--no-progress"]
+            "--checkpoint", str(ck), "--json", "--no-progress", "--wild", "turned"]
     code, text, err = run(capsys, *argv)
     assert code == 0, err
     data = json.loads(text)
     assert data["params"]["rules"] == "gb" and data["streak"] is None
+    assert data["params"]["engine"]["wild"] == "turned"
     assert [row["level"] for row in data["levels"]] == [0]
     assert plot.exists() and (ck / "study.json").exists()
     code, text2, _ = run(capsys, *argv)             # resumed from the checkpoint
@@ -281,6 +282,7 @@ def test_simulate_command_json_plot_path_and_checkpoint(capsys, tmp_path):
     (["--hands", "0"], "hands must be"),
     (["--rules", "gb", "--levels", "0-2"], "连拉"),
     (["--dealer-policy", "magic"], "policy"),
+    (["--wild", "3f"], "a flower cannot be the wild tile"),
     (["--out", "results.txt"], ".csv"),
     (["--default", "--hands", "5"], "--default plays the default study: drop --hands"),
 ])

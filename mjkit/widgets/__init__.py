@@ -1,0 +1,24 @@
+"""Jupyter widgets: build a hand by clicking tiles and watch its fans appear.
+
+The widgets only wire controls: the state lives in :mod:`.state`, what the
+fan view shows is computed by :mod:`.view` with the same evaluator as
+:func:`mjkit.score`.
+"""
+
+from .state import BuilderState
+from .view import FanView, fan_view
+
+
+def __getattr__(name):          # ipywidgets only when a widget is asked for
+    if name == "HandBuilder":
+        from .builder import HandBuilder
+
+        return HandBuilder
+    if name == "QuizWidget":
+        from .quiz import QuizWidget
+
+        return QuizWidget
+    raise AttributeError(name)
+
+
+__all__ = ["BuilderState", "FanView", "fan_view", "HandBuilder", "QuizWidget"]

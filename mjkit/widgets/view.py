@@ -1,0 +1,236 @@
+"""What the fan view shows for a hand being built: a pure function of its state.
+
+:func:`fan_view` reads a :class:`~mjkit.widgets.state.BuilderState` and
+returns a :class:`FanView`: for a 14-tile hand the fans (zh, en, points),
+what each excludes (不计) and why, the total against the bar of the 连拉
+level and the P胡 warning; for a 13-tile hand the shanten, the waits with
+their values and the distance to the bar; for fewer tiles the shanten.
+Everything comes from the evaluator and the reach analysis (one engine);
+:meth:`FanView.to_html` renders it for the widget.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from ..errors import HandError
+from ..tiles import tile_to_str
+
+__all__ = ["FanView", "fan_view"]
+
+_T = {
+    "fans": ("番种", "Fans"), "points": ("番数", "Points"), "count": ("次", "×"),
+    "excludes": ("不计", "Excludes"), "total": ("合计", "Total"), "bar": ("起和", "Bar"),
+    "not_counted": ("不计的番", "Not counted (不计)"), "because": ("因为", "because of"),
+    "add": ("再加 {n} 张牌", "add {n} more tile(s)"), "too_many": ("牌太多", "too many tiles"),
+    "shanten": ("向听数", "Shanten"), "ready": ("听牌", "ready"),
+    "waits": ("和张", "Waits"), "unseen": ("剩余", "unseen"), "legal": ("可和", "legal"),
+    "short": ("差 {n} 番", "{n} short"), "distance": ("距 {t} 番", "To {t} fans"),
+    "no_index": ("（价值索引未建立：运行 mjkit.distance_to 一次即可）",
+                 "(value index not built yet: run mjkit.distance_to once)"),
+    "empty": ("点击下方的牌来组一手牌。", "Click tiles below to build a hand."),
+    "complete": ("和牌", "complete"),
+}
+
+
+def _t(key, lang, **kw):
+    zh, en = _T[key]
+    return (zh if lang == "zh" else en).format(**kw)
+
+
+@dataclass
+class FanView:
+    """What the fan view shows (see :func:`fan_view`)."""
+
+    state: object
+    notation: str
+    stage: str                      # "empty", "building", "ready13", "complete", "error"
+    message: str = ""
+    result: object = None           # ScoreResult of a 14-tile hand
+    shanten: object = None          # ShantenResult
+    waits: object = None            # WaitsResult of a 13-tile hand
+    distance: object = None         # DistanceResult of a 13-tile hand (if the index exists)
+    notes: list = field(default_factory=list)
+
+    @property
+    def bar(self):
+        from ..rules import get_rules
+
+        return get_rules(self.state.rules).threshold(self.state.lianla)
+
+    @property
+    def total(self):
+        return None if self.result is None else self.result.total
+
+    @property
+    def legal(self):
+        return self.result is not None and self.result.legal
+
+    def fan_rows(self):
+        """``(zh, en, points, count, excludes)`` per counted fan."""
+        if self.result is None:
+            return []
+        return [(f.zh, f.en, f.points, f.count, f.excludes) for f in self.result.fans]
+
+    def not_counted(self):
+        """``(fan, because of)`` for the fans the hand has but may not count (不计)."""
+        return [] if self.result is None else list(self.result.not_counted)
+
+    # -- HTML ----------------------------------------------------------------
+
+    def to_html(self):
+        lang = self.state.lang
+        e = html.escape
+        parts = ['<div class="mjkit-fanview" style="font-family: sans-serif">']
+        if self.notation:
+            parts.append(self._tiles_html())
+            parts.append(f'<div style="color:#555;font-size:90%">{e(self.notation)}</div>')
+        if self.stage == "empty":
+            parts.append(f"<p>{e(_t('empty', lang))}</p>")
+        elif self.stage == "error":
+            parts.append(f'<p style="color:#b00">{e(self.message)}</p>')
+        if self.result is not None:
+            parts.append(self._fans_html())
+        if self.stage == "building":
+            parts.append(f"<p>{e(_t('add', lang, n=13 - self.state.size))}</p>")
+        if self.shanten is not None and self.result is None:
+            parts.append(self._reach_html())
+        parts.extend(f'<p style="color:#555">{e(n)}</p>' for n in self.notes)
+        parts.append("</div>")
+        return "".join(parts)
+
+    def _tiles_html(self):
+        """The hand as tile pictures: melds, the concealed tiles, the winning tile marked."""
+        from ..pictures import tiles_svg
+
+        st = self.state
+        tiles, states = [], []
+        for kind, first, concealed in st.melds:
+            group = [first, first + 1, first + 2] if kind == "chow" else \
+                [first] * (4 if kind == "kong" else 3)
+            tiles += group
+            states += ["concealed" if concealed and i in (0, 3) else None
+                       for i in range(len(group))]
+        if st.tiles:
+            rest = list(st.tiles)
+            win = rest.pop(-1 if st.win is None else st.win)
+            tiles += sorted(rest) + [win]
+            states += [None] * len(rest) + ["win"]
+        states = [("wild",) if t == st.wild and s is None else
+                  ((s, "wild") if t == st.wild else s) for t, s in zip(tiles, states)]
+        return "<div>" + tiles_svg(tiles, size=44, lang=st.lang, states=states) + "</div>"
+
+    def _fans_html(self):
+        lang = self.state.lang
+        e = html.escape
+        rows = []
+        for zh, en, pts, cnt, excl in self.fan_rows():
+            name = f"{zh} <span style='color:#666'>{e(en)}</span>" if lang == "zh" else \
+                f"{e(en)} <span style='color:#666'>{zh}</span>"
+            rows.append(f"<tr><td>{name}</td><td style='text-align:right'>{pts}</td>"
+                        f"<td>{'×' + str(cnt) if cnt > 1 else ''}</td>"
+                        f"<td style='color:#666'>{e(' '.join(excl))}</td></tr>")
+        head = (f"<tr><th>{_t('fans', lang)}</th><th>{_t('points', lang)}</th><th></th>"
+                f"<th>{_t('excludes', lang)}</th></tr>")
+        out = [f"<table>{head}{''.join(rows)}</table>"]
+        nc = self.not_counted()
+        if nc:
+            items = "".join(f"<li>{e(f)} — {_t('because', lang)} {e('、'.join(b))}</li>"
+                            for f, b in nc)
+            out.append(f"<details><summary>{_t('not_counted', lang)}</summary>"
+                       f"<ul>{items}</ul></details>")
+        out.append(self._bar_html())
+        return "".join(out)
+
+    def _bar_html(self):
+        lang = self.state.lang
+        r = self.result
+        bar = max(self.bar, 1)
+        have = r.hand_points if r.is_win else 0
+        pct = min(100, round(100 * have / bar)) if self.bar else 100
+        colour = "#2a7" if r.legal else "#c33"
+        verdict = html.escape(r.verdict(lang))
+        return (f"<div style='margin:6px 0'>{_t('total', lang)} <b>{r.total}</b> · "
+                f"{_t('bar', lang)} {self.bar}"
+                f"<div style='background:#eee;width:320px;height:12px;border-radius:6px'>"
+                f"<div style='background:{colour};width:{pct}%;height:12px;"
+                f"border-radius:6px'></div></div>"
+                f"<div style='color:{colour}'>{verdict}</div></div>")
+
+    def _reach_html(self):
+        lang = self.state.lang
+        e = html.escape
+        sh = self.shanten
+        out = []
+        label = _t("ready", lang) if sh.shanten == 0 else f"{sh.shanten}"
+        out.append(f"<p>{_t('shanten', lang)}: <b>{e(label)}</b></p>")
+        if self.waits is not None and self.waits.waits:
+            rows = "".join(
+                f"<tr><td>{e(w.tile)}</td><td>{w.unseen}</td><td>{w.hand_points}</td>"
+                f"<td>{'✓' if w.legal else e(_t('short', lang, n=w.short_by))}</td></tr>"
+                for w in self.waits.waits)
+            out.append(f"<table><tr><th>{_t('waits', lang)}</th><th>{_t('unseen', lang)}"
+                       f"</th><th>{_t('points', lang)}</th><th>{_t('legal', lang)}</th></tr>"
+                       f"{rows}</table>")
+        if self.distance is not None:
+            d = self.distance
+            out.append(f"<p>{e(_t('distance', lang, t=self.bar))}: "
+                       f"{e(d.summary(lang).splitlines()[0])}</p>")
+        return "".join(out)
+
+
+def fan_view(state, *, distance=True):
+    """Everything the fan view shows for ``state`` (a :class:`BuilderState`).
+
+    Parameters
+    ----------
+    state : BuilderState
+    distance : bool
+        For a 13-tile hand, also the distance to a hand worth the bar
+        (only when the rule set's value index is already built: a first
+        build takes minutes, never done from a widget).
+
+    Returns
+    -------
+    FanView
+    """
+    import mjkit
+
+    lang = state.lang
+    if not state.tiles and not state.melds:
+        return FanView(state, "", "empty")
+    text = state.notation()
+    size = state.size
+    situation = state.situation()
+    wild = None if state.wild is None else tile_to_str(state.wild)
+    try:
+        if size == 14:
+            r = mjkit.score(text, rules=state.rules, lianla=state.lianla, wild=wild,
+                            **situation)
+            return FanView(state, text, "complete", result=r)
+        if size > 14:
+            return FanView(state, text, "error", message=_t("too_many", lang))
+        melds = state.melds_text()
+        concealed = state.concealed_text()
+        tiles_text = melds + concealed.replace(" ", "")
+        if size < 13:               # shanten is defined for 13 or 14 tiles
+            return FanView(state, text, "building")
+        view = FanView(state, text, "ready13", shanten=mjkit.shanten(tiles_text))
+        if size == 13:
+            w_situation = {k: v for k, v in situation.items()
+                           if k in ("self_drawn", "seat_wind", "round_wind", "flowers")}
+            view.waits = mjkit.waits(text, rules=state.rules, lianla=state.lianla, wild=wild,
+                                     **w_situation)
+            if distance and wild is None:
+                from ..value_index import index_available
+
+                if index_available(state.rules):
+                    view.distance = mjkit.distance_to(
+                        tiles_text, None, rules=state.rules, lianla=state.lianla,
+                        seat_wind=situation["seat_wind"], round_wind=situation["round_wind"])
+                else:
+                    view.notes.append(_t("no_index", lang))
+        return view
+    except HandError as exc:
+        return FanView(state, text, "error", message=str(exc))

@@ -1,0 +1,112 @@
+"""The classroom app in a real browser: Voila serves it, headless Chromium clicks it.
+
+Starts ``python -m mjkit app`` on a free localhost port, opens the page in
+Debian's Chromium driven by Playwright (``executable_path``: browser
+downloads are impossible here), builds a hand by clicking palette tiles,
+checks that its fans and total appear, and saves a screenshot to
+``$MJKIT_SCREENSHOT_DIR`` (default: the test's tmp folder).  Off CI the test
+is skipped when Chromium, Playwright or Voila is missing; on CI (``CI`` set)
+it fails instead, so a missing install step cannot pass unseen.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _missing():
+    out = []
+    if CHROMIUM is None:
+        out.append("chromium (apt-get install chromium)")
+    for mod in ("playwright", "voila"):
+        if importlib.util.find_spec(mod) is None:
+            out.append(f"{mod} (pip install -e '.[test]')")
+    return out
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    missing = _missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail("the browser test needs " + ", ".join(missing))
+        pytest.skip("needs " + ", ".join(missing))
+    port = _free_port()
+    log = tmp_path_factory.mktemp("voila") / "voila.log"
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen([sys.executable, "-m", "mjkit", "app", "--port", str(port),
+                                 "--seed", "3", "--lang", "zh"], stdout=fh,
+                                stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(url, timeout=5).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    pytest.fail("the app did not start:\n" + log.read_text(errors="replace"))
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_build_a_hand_in_the_browser(app_url, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    shots = Path(os.environ.get("MJKIT_SCREENSHOT_DIR", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 1400})
+            # the kernel runs the app notebook first (scoring kernels load): be patient
+            page.goto(app_url, timeout=180_000)
+            page.get_by_text("组牌 Hand builder").click(timeout=180_000)
+            palette = page.locator(".mjkit-palette")
+            palette.first.wait_for(timeout=60_000)
+            # 清一色 with 一色三步高: 123 234 345m 678m 99m, the last 9m the winning tile
+            for label in "1万 2万 3万 2万 3万 4万 3万 4万 5万 6万 7万 8万 9万 9万".split():
+                palette.filter(has_text=label).first.click()
+            view = page.locator(".mjkit-fan-view")
+            view.get_by_text("清一色").first.wait_for(timeout=30_000)
+            text = view.inner_text()
+            assert "一色三步高" in text and "合计" in text
+            assert page.locator(".mjkit-hand-tile").count() == 14
+            page.screenshot(path=str(shots / "hand_builder.png"), full_page=True)
+            # the first tab is the quiz: its question is on the page
+            page.get_by_text("测验 Quiz").click()
+            page.get_by_text("这手牌").first.wait_for(timeout=30_000)
+            page.screenshot(path=str(shots / "quiz.png"), full_page=True)
+        finally:
+            browser.close()
+    assert (shots / "hand_builder.png").stat().st_size > 10_000

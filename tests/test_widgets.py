@@ -1,0 +1,215 @@
+"""The hand builder: state rules, the fan view, and the real ipywidgets driven by clicks."""
+
+from __future__ import annotations
+
+import pytest
+
+import mjkit
+from mjkit import HandError
+from mjkit.tiles import tile_from_str
+from mjkit.widgets import BuilderState, HandBuilder, fan_view
+
+
+def _kinds(text):
+    return [tile_from_str(t) for t in text.split()]
+
+
+def test_state_refuses_a_fifth_copy_and_a_fifteenth_tile():
+    s = BuilderState()
+    for k in _kinds("5m 5m 5m 5m"):
+        s = s.add(k)
+    with pytest.raises(HandError, match="no copy of 5m left"):
+        s.add(tile_from_str("5m"))
+    assert s.copies_left(tile_from_str("5m")) == 0
+    for k in _kinds("1p 2p 3p 4p 5p 6p 7p 8p 9p 1s"):
+        s = s.add(k)
+    assert s.size == 14
+    with pytest.raises(HandError, match="14 tiles"):
+        s.add(tile_from_str("E"))
+    with pytest.raises(HandError, match="kind 0..33"):
+        s.add(40)
+
+
+def test_state_melds_and_removal():
+    s = BuilderState().add_meld("chow", tile_from_str("1m")).add_meld("concealed kong",
+                                                                    tile_from_str("E"))
+    assert s.melds_text() == "[123m]{EEEE}" and s.size == 6
+    assert s.copies_left(tile_from_str("E")) == 0
+    with pytest.raises(HandError, match="no chow starts at 8m"):
+        s.add_meld("chow", tile_from_str("8m"))
+    with pytest.raises(HandError, match="not enough copies of E"):
+        s.add_meld("pung", tile_from_str("E"))
+    s = s.remove_meld(0)
+    assert s.melds_text() == "{EEEE}"
+    s = s.add(1).add(2).add(3)
+    s = s.with_win(0).remove(1)
+    assert s.tiles == (1, 3) and s.win_tile == 1
+    with pytest.raises(HandError, match="no concealed tile at position 9"):
+        s.remove(9)
+    with pytest.raises(HandError, match="连拉"):
+        BuilderState(rules="gb").with_options(lianla=2)
+    with pytest.raises(HandError, match="flowers"):
+        s.with_options(flowers=9)
+
+
+def test_fan_view_of_a_complete_hand_agrees_with_score():
+    s = BuilderState(rules="dazhong32", lianla=2)
+    for k in _kinds("1m 2m 3m 2m 3m 4m 3m 4m 5m 6m 7m 8m 9m 9m"):
+        s = s.add(k)
+    v = fan_view(s)
+    r = mjkit.score(s.notation(), rules="dazhong32", lianla=2, **s.situation())
+    assert v.stage == "complete" and v.total == r.total and v.legal == r.legal
+    names = [row[0] for row in v.fan_rows()]
+    assert "清一色" in names and "一色三步高" in names and "连2拉2" in names
+    html = v.to_html()
+    assert "清一色" in html and str(r.total) in html and "可以和" in html
+    assert any("清一色" in b or "一色三步高" in b for _, b in v.not_counted())
+
+
+def test_fan_view_warns_of_a_false_win():
+    s = BuilderState(rules="dazhong32")
+    for k in _kinds("1m 2m 3m 4p 5p 6p 7s 8s 9s E E E S S"):
+        s = s.add(k)
+    v = fan_view(s)
+    assert v.stage == "complete" and not v.legal
+    assert "P胡" in v.to_html()
+    en = fan_view(s.with_options(lang="en")).to_html()
+    assert "P胡 warning" in en and "short" in en
+
+
+def test_fan_view_of_a_ready_hand_lists_waits():
+    s = BuilderState(rules="dazhong32")
+    for k in _kinds("1m 2m 3m 2m 3m 4m 3m 4m 5m 6m 7m 8m 9m"):
+        s = s.add(k)
+    v = fan_view(s, distance=False)
+    assert v.stage == "ready13" and v.shanten.shanten == 0
+    tiles = [w.tile for w in v.waits.waits]
+    assert "9m" in tiles
+    assert "9m" in v.to_html()
+
+
+def test_builder_widget_clicks_and_controls():
+    b = HandBuilder(rules="dazhong32", lang="en")
+    for t in "1m 2m 3m 2m 3m 4m 3m 4m 5m 6m 7m 8m 9m".split():
+        b.palette[tile_from_str(t)].click()
+    assert len(b.hand_row.children) == 13 and b.view.stage == "ready13"
+    b.palette[tile_from_str("9m")].click()
+    assert b.view.stage == "complete" and "Full Flush" in b.out.value
+    # all four 3m are in the hand: its palette button is disabled, the hand is full
+    assert b.palette[tile_from_str("3m")].disabled
+    # the 连拉 slider changes the bar
+    b.lianla.value = 4
+    assert b.state.lianla == 4 and b.view.bar == 16
+    # a click on a hand tile takes it out
+    b.hand_row.children[0].click()
+    assert len(b.state.tiles) == 13 and b.view.stage == "ready13"
+    # a refused change says why and leaves the state alone
+    b.rules.value = "gb"
+    assert "连拉" in b.message.value and b.state.rules == "dazhong32"
+    b.lianla.value = 0
+    b.rules.value = "gb"
+    assert b.state.rules == "gb" and b.lianla.disabled
+    # meld mode: a click adds the pung
+    b.clear_button.click()
+    b.mode.value = "pung"
+    b.palette[tile_from_str("P")].click()
+    assert b.state.melds == (("pung", tile_from_str("P"), False),)
+    assert len(b.melds_row.children) == 1
+    b.melds_row.children[0].click()
+    assert b.state.melds == ()
+    # language
+    b.lang.value = "zh"
+    assert b.palette[0].description == "1万"
+    assert b.last_update_ms < 5000
+
+
+def test_builder_loads_a_hand():
+    b = HandBuilder(hand="[123m]456p789s55mEE E | self_drawn seat=S")
+    assert b.state.melds == (("chow", 0, False),) and b.view.stage == "complete"
+    assert b.seat.value == 1
+
+
+# ---------------------------------------------------------------- the quiz
+
+def test_quiz_is_seeded_and_checks_answers(tmp_path):
+    from mjkit.quiz import Quiz
+
+    a = Quiz(9, seed=4, difficulty="hard")
+    b = Quiz(9, seed=4, difficulty="hard")
+    assert [q.hand for q in a] == [q.hand for q in b]
+    assert [q.hand for q in Quiz(9, seed=5, difficulty="hard")] != [q.hand for q in a]
+    assert [q.kind for q in a][:3] == ["fans", "total", "legal"]
+    for i, q in enumerate(a):
+        assert 5 <= len(q.fans) and q.result.is_win
+        good = list(q.answer) if q.kind == "fans" else (
+            q.answer if q.kind == "total" else ("yes" if q.answer else "no"))
+        assert a.answer(i, good).correct
+        assert q.result.verdict("en") in q.explanation("en")
+    assert a.score == (9, 9)
+    q = a[1]
+    assert not a.answer(1, q.answer + 1).correct and a.score == (8, 9)
+    legal = [q.answer for q in a if q.kind == "legal"]
+    assert True in legal and False in legal                   # both verdicts asked
+    fans_q = a[0]
+    assert set(fans_q.answer) <= set(fans_q.choices) and len(fans_q.choices) > len(fans_q.answer)
+    with pytest.raises(HandError, match="not among the choices"):
+        a.answer(0, ["大四喜之王"])
+    with pytest.raises(HandError, match="whole number"):
+        a.answer(1, "many")
+    with pytest.raises(HandError, match="yes or no"):
+        a.answer(2, "perhaps")
+    path = a.to_csv(tmp_path / "class.csv")
+    import pandas as pd
+
+    df = pd.read_csv(path)
+    assert len(df) == 9 and df["correct"].sum() == 8
+    with pytest.raises(HandError, match="difficulty"):
+        Quiz(3, difficulty="impossible")
+    with pytest.raises(HandError, match="连拉"):
+        Quiz(3, rules="gb", lianla=2)
+
+
+def test_quiz_widget_round_trip(tmp_path):
+    from mjkit.widgets import QuizWidget
+
+    w = QuizWidget(3, seed=2, difficulty="easy", lang="en")
+    q = w.quiz[0]
+    assert q.kind == "fans" and w.answer_box.children == (w.fans,)
+    w.fans.value = tuple(q.answer)
+    w.check_button.click()
+    assert "Right!" in w.feedback.value and "score 1 / 1" in w.header.value
+    w.next_button.click()
+    assert w.answer_box.children == (w.total,)
+    w.total.value = w.quiz[1].answer + 3
+    w.check_button.click()
+    assert "Not quite." in w.feedback.value and str(w.quiz[1].result.total) in w.feedback.value
+    w.next_button.click()
+    w.check_button.click()                                  # no choice made yet
+    assert "choose yes or no" in w.feedback.value
+    w.legal.value = "yes" if w.quiz[2].answer else "no"
+    w.check_button.click()
+    assert w.quiz.score == (2, 3)
+    w.export_path.value = str(tmp_path / "out.csv")
+    w.export_button.click()
+    assert (tmp_path / "out.csv").exists()
+    w.next_button.click()
+    assert "Done" in w.prompt.value
+    w.seed.value = 7
+    w.new_button.click()
+    assert w.quiz.seed == 7 and w.index == 0 and w.quiz.score == (0, 0)
+
+
+def test_fan_view_with_melds_while_building():
+    s = BuilderState().add_meld("concealed kong", tile_from_str("E"))
+    for k in _kinds("1m 2m 3m 5m 5m"):
+        s = s.add(k)
+    v = fan_view(s)
+    assert v.stage == "building" and v.shanten is None
+    html = v.to_html()
+    assert html.count("<svg") == 1 and "{EEEE}" in html and "再加 5 张牌" in html
+    s = s.add(tile_from_str("7p")).add(tile_from_str("8p"))
+    s = s.add(tile_from_str("9p")).add(tile_from_str("4m"))
+    s = s.add(tile_from_str("6m"))
+    assert s.size == 13
+    v = fan_view(s, distance=False)
+    assert v.stage == "ready13" and v.waits.waits
