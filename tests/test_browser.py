@@ -96,7 +96,7 @@ def test_build_a_hand_in_the_browser(app_url, tmp_path):
             palette.first.wait_for(timeout=60_000)
             # 清一色 with 一色三步高: 123 234 345m 678m 99m, the last 9m the winning tile
             for label in "1万 2万 3万 2万 3万 4万 3万 4万 5万 6万 7万 8万 9万 9万".split():
-                palette.filter(has_text=label).first.click()
+                palette.filter(has_text=label + "·").first.click()
             view = page.locator(".mjkit-fan-view")
             view.get_by_text("清一色").first.wait_for(timeout=30_000)
             text = view.inner_text()

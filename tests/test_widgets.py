@@ -119,7 +119,12 @@ def test_builder_widget_clicks_and_controls():
     assert b.state.melds == ()
     # language
     b.lang.value = "zh"
-    assert b.palette[0].description == "1万"
+    assert b.palette[0].description == "1万·4"        # with the copies left
+    b.palette[0].click()                                # still in pung mode: a pung
+    assert b.palette[0].description == "1万·1"
+    b.mode.value = "tile"
+    b.palette[0].click()
+    assert b.palette[0].description == "1万·0" and b.palette[0].disabled
     assert b.last_update_ms < 5000
 
 
@@ -213,3 +218,46 @@ def test_fan_view_with_melds_while_building():
     assert s.size == 13
     v = fan_view(s, distance=False)
     assert v.stage == "ready13" and v.waits.waits
+
+
+# ---------------------------------------------------------------- combinations
+
+def test_combination_explorer():
+    import numpy as np
+
+    from mjkit.explore import combination
+    from mjkit.sim import default_study
+    from mjkit.widgets import CombinationExplorer
+
+    info = combination("清一色 + 一色三步高", examples=3, seed=1)
+    assert info.keys == ["FULL_FLUSH", "PURE_SHIFTED_CHOWS"] and info.points == 40
+    assert info.patterns > 0 and 0 < info.share < 1
+    assert info.counted["min"] >= 40
+    assert len(info.examples) == 3
+    for text in info.examples:          # every example really carries both fans
+        r = mjkit.score(text, rules="dazhong32", self_drawn=True)
+        names = {f.zh for f in r.fans}
+        assert {"清一色", "一色三步高"} <= names
+    assert info.examples == combination("清一色 + 一色三步高", examples=3, seed=1).examples
+    study = default_study()
+    c = study.combinations
+    row = c[(c.combination == "清一色 + 一色三步高")].set_index("level")
+    np.testing.assert_array_equal(info.reach["k"], row["k"])
+    # a single fan: the count matches the exact tables' distinct patterns, up to the
+    # 7,938 patterns the value index lists twice (both seven pairs and regular)
+    from mjkit.exact import fan_distribution
+
+    one = combination("七对", examples=0, study=False)
+    fd = fan_distribution("dazhong32").fans
+    shipped = fd[(fd.key == "SEVEN_PAIRS") & (fd.threshold == fd.threshold.min())]
+    assert 0 <= one.patterns - int(shipped["patterns"].iat[0]) <= 7938
+    with pytest.raises(HandError, match="fan"):
+        combination("清一色 + 不是番")
+    w = CombinationExplorer(fans="清一色 + 七对")
+    assert "七对 + 清一色" in w.out.value and w.info.points == 48
+    w.picker.value = ()
+    assert w.info is None
+    w.picker.value = ("PURE_STRAIGHT",)
+    assert w.info.keys == ["PURE_STRAIGHT"] and "<svg" in w.out.value
+    w.picker.value = ("ALL_PUNGS",)
+    assert w.info.patterns == 0 and "四暗刻" in w.out.value

@@ -90,6 +90,16 @@ class RuleSet:
             self._cache["points_list"] = [int(p) for p in self.points]
         return self._cache["points_list"]
 
+    def combined_points(self, fans):
+        """Points of catalogue rows ``fans`` together, each fan another one excludes
+        (不计) dropped, highest first: what any hand carrying all of them is sure of."""
+        pts = self.points_list
+        kept = []
+        for f in sorted(set(fans), key=lambda f: (-pts[f], f)):
+            if not any(f in self.excludes[g] for g in kept):
+                kept.append(f)
+        return sum(pts[f] for f in kept)
+
     def kernel_args(self):
         """Arrays for the kernels: points, 不计 as CSR, rule order and rank, tie order, covers,
         the suit table and the wild-tile table."""

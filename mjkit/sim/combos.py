@@ -26,7 +26,7 @@ from ..errors import HandError
 from ..rules import get_rules
 from ..rules.catalogue import fan_catalogue
 
-__all__ = ["study_combinations"]
+__all__ = ["parse_combination", "study_combinations"]
 
 _COLUMNS = ["combination", "combination_en", "fans", "size", "points", "source",
             "seed_level", "seed_zh"]
@@ -61,6 +61,11 @@ def _parse(item, rs, cat):
                             f"{item!r} is not scored by rule set {rs.name!r}")
         ids.append(i)
     return sorted(set(ids))
+
+
+def parse_combination(item, rules="dazhong32"):
+    """Catalogue rows (sorted) of one combination written as for :func:`study_combinations`."""
+    return _parse(item, get_rules(rules), fan_catalogue())
 
 
 def study_combinations(rules="dazhong32", combinations=None):

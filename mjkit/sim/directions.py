@@ -132,17 +132,6 @@ def _templates():
     return out
 
 
-def _value(rs, fans):
-    """Points of ``fans`` together, each fan another one excludes (不计) dropped."""
-    pts = rs.points_list
-    kept = []
-    for f in sorted(set(fans), key=lambda f: (-pts[f], f)):
-        if any(f in rs.excludes[g] for g in kept):
-            continue
-        kept.append(f)
-    return sum(pts[f] for f in kept)
-
-
 def directions(rules="dazhong32"):
     """The directions of a rule set (a list of :class:`Direction`), quickest to evaluate first."""
     rs = get_rules(rules)
@@ -155,8 +144,8 @@ def directions(rules="dazhong32"):
     def add(name, mask, shape, template, sets, fans, closed_fans=()):
         if any(pts[f] <= 0 for f in fans):
             return
-        vc = _value(rs, tuple(fans) + tuple(closed_fans) + (closed_extra,) + open_extra)
-        vo = _value(rs, tuple(fans) + open_extra)
+        vc = rs.combined_points(tuple(fans) + tuple(closed_fans) + (closed_extra,) + open_extra)
+        vo = rs.combined_points(tuple(fans) + open_extra)
         out.append(Direction(name, mask, shape, template, sets, tuple(fans), vc, vo))
 
     for mask, mfans in _MASK_FANS.items():

@@ -14,6 +14,10 @@ def __getattr__(name):          # ipywidgets only when a widget is asked for
         from .builder import HandBuilder
 
         return HandBuilder
+    if name == "CombinationExplorer":
+        from .explorer import CombinationExplorer
+
+        return CombinationExplorer
     if name == "QuizWidget":
         from .quiz import QuizWidget
 
@@ -21,4 +25,5 @@ def __getattr__(name):          # ipywidgets only when a widget is asked for
     raise AttributeError(name)
 
 
-__all__ = ["BuilderState", "FanView", "fan_view", "HandBuilder", "QuizWidget"]
+__all__ = ["BuilderState", "CombinationExplorer", "FanView", "fan_view", "HandBuilder",
+           "QuizWidget"]

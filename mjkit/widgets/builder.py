@@ -115,7 +115,7 @@ class HandBuilder:
 
     def _palette_button(self, kind):
         b = W.Button(description=tile_label(kind, "zh"), tooltip=_tile_name(kind),
-                     layout=W.Layout(width="48px", height="40px", padding="0"))
+                     layout=W.Layout(width="56px", height="40px", padding="0"))
         b.add_class("mjkit-palette")                # for the browser test and page styles
         b.on_click(lambda _, k=kind: self.click_palette(k))
         return b
@@ -229,7 +229,7 @@ class HandBuilder:
         s = self.state
         for k, b in enumerate(self.palette):
             left = s.copies_left(k)
-            b.description = tile_label(k, s.lang)
+            b.description = f"{tile_label(k, s.lang)}·{left}"      # copies left
             b.disabled = left == 0 or (s.size >= 14 and self.mode.value == "tile")
             b.tooltip = f"{_tile_name(k)}: {left} left"
         self.hand_row.children = [self._hand_button(i, k) for i, k in enumerate(s.tiles)]
