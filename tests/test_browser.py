@@ -106,6 +106,9 @@ def test_build_a_hand_in_the_browser(app_url, tmp_path):
             # the first tab is the quiz: its question is on the page
             page.get_by_text("测验 Quiz").click()
             page.get_by_text("这手牌").first.wait_for(timeout=30_000)
+            page.get_by_role("button", name="检查").click()      # answer with nothing chosen
+            page.get_by_text("不对。").wait_for(timeout=30_000)
+            assert page.get_by_text("得分 0 / 1").count() == 1
             page.screenshot(path=str(shots / "quiz.png"), full_page=True)
         finally:
             browser.close()

@@ -48,7 +48,9 @@ class QuizWidget:
         self.header = W.HTML()
         self.hand = W.HTML()
         self.prompt = W.HTML()
-        self.fans = W.SelectMultiple(rows=8, layout=W.Layout(width="260px"))
+        # one toggle per choice: a click selects or drops a fan (no ctrl-click needed)
+        self.fan_buttons = []
+        self.fans = W.GridBox(layout=W.Layout(grid_template_columns="repeat(4, 150px)"))
         self.total = W.IntText(description="total" if lang == "en" else "合计",
                                layout=W.Layout(width="180px"))
         self.legal = W.ToggleButtons(options=[("yes 可以", "yes"), ("no 不可以", "no")],
@@ -99,8 +101,10 @@ class QuizWidget:
                            + f"<div style='color:#555'>{html.escape(q.hand)}</div>")
         self.prompt.value = f"<b>{html.escape(q.prompt(self.lang))}</b>"
         if q.kind == "fans":
-            self.fans.options = list(q.choices)
-            self.fans.value = ()
+            self.fan_buttons = [W.ToggleButton(description=name, value=False,
+                                               layout=W.Layout(width="145px"))
+                                for name in q.choices]
+            self.fans.children = self.fan_buttons
             self.answer_box.children = [self.fans]
         elif q.kind == "total":
             self.total.value = 0
@@ -113,7 +117,7 @@ class QuizWidget:
         """The answer the controls hold for the current question."""
         q = self.quiz[self.index]
         if q.kind == "fans":
-            return list(self.fans.value)
+            return [b.description for b in self.fan_buttons if b.value]
         if q.kind == "total":
             return self.total.value
         if self.legal.value is None:
