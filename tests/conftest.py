@@ -61,7 +61,11 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_runtest_setup(item):
     proc = _helper.get("proc")
     if proc is not None and _late(item):
-        code = proc.wait()
+        try:
+            code = proc.wait(timeout=1500)
+        except subprocess.TimeoutExpired:        # never let a stuck helper hang the run
+            proc.kill()
+            code = proc.wait()
         _helper.pop("proc")
         if code != 0:
             with open(_helper["log"], encoding="utf-8", errors="replace") as f:

@@ -71,7 +71,7 @@ def app_url(tmp_path_factory):
                 if proc.poll() is not None or time.time() > deadline:
                     pytest.fail("the app did not start:\n" + log.read_text(errors="replace"))
                 time.sleep(0.5)
-        yield url
+        yield url, log
     finally:
         proc.terminate()
         try:
@@ -81,6 +81,15 @@ def app_url(tmp_path_factory):
 
 
 def test_build_a_hand_in_the_browser(app_url, tmp_path):
+    url, log = app_url
+    try:
+        _drive(url, tmp_path)
+    except Exception as exc:                   # show what the server said
+        tail = log.read_text(errors="replace")[-4000:]
+        raise AssertionError(f"{exc}\n--- the app's log ---\n{tail}") from exc
+
+
+def _drive(app_url, tmp_path):
     from playwright.sync_api import sync_playwright
 
     shots = Path(os.environ.get("MJKIT_SCREENSHOT_DIR", tmp_path))
@@ -95,10 +104,14 @@ def test_build_a_hand_in_the_browser(app_url, tmp_path):
             palette = page.locator(".mjkit-palette")
             palette.first.wait_for(timeout=60_000)
             # 清一色 with 一色三步高: 123 234 345m 678m 99m, the last 9m the winning tile
-            for label in "1万 2万 3万 2万 3万 4万 3万 4万 5万 6万 7万 8万 9万 9万".split():
+            hand = page.locator(".mjkit-hand-tile")
+            labels = "1万 2万 3万 2万 3万 4万 3万 4万 5万 6万 7万 8万 9万 9万".split()
+            for i, label in enumerate(labels):
                 palette.filter(has_text=label + "·").first.click()
+                # one click at a time: wait until the kernel has added the tile
+                hand.nth(i).wait_for(timeout=60_000)
             view = page.locator(".mjkit-fan-view")
-            view.get_by_text("清一色").first.wait_for(timeout=30_000)
+            view.get_by_text("清一色").first.wait_for(timeout=60_000)
             text = view.inner_text()
             assert "一色三步高" in text and "合计" in text
             assert page.locator(".mjkit-hand-tile").count() == 14
