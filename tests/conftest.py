@@ -23,8 +23,8 @@ import pytest
 #: Test modules that need the game kernel or the value index, or run in processes of their
 #: own that should find every kernel compiled (notebooks, the browser app).
 LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_distance.py",
-        "test_targets.py", "test_cli.py", "test_widgets.py", "test_notebooks.py",
-        "test_browser.py", "test_readme.py")
+        "test_targets.py", "test_cli.py", "test_readme.py", "test_widgets.py",
+        "test_notebooks.py", "test_browser.py")
 
 #: What the helper runs: the game kernel (dazhong32 and gb tables have the same
 #: types, so one compilation serves both), the value index of dazhong32 and the
@@ -44,11 +44,17 @@ def _late(item):
     return os.path.basename(str(item.fspath)) in LATE
 
 
+def _late_rank(item):
+    return LATE.index(os.path.basename(str(item.fspath)))
+
+
 def pytest_collection_modifyitems(session, config, items):
     late = [it for it in items if _late(it)]
     if not late or len(late) == len(items):
         return
-    items[:] = [it for it in items if not _late(it)] + late
+    # in LATE's order (a stable sort keeps each module's own order): the browser app last,
+    # when every kernel its server process loads has long been compiled
+    items[:] = [it for it in items if not _late(it)] + sorted(late, key=_late_rank)
     if os.environ.get("MJKIT_NO_WARMUP") or hasattr(config, "workerinput"):
         return
     log = tempfile.NamedTemporaryFile(prefix="mjkit-warmup-", suffix=".log", delete=False)
