@@ -250,13 +250,12 @@ class Quiz:
 
     def to_frame(self):
         """One row per question: hand, kind, expected and given answers, correct."""
+        def show(v):
+            return " ".join(sorted(v)) if isinstance(v, frozenset) else v
+
         rows = []
         for i, q in enumerate(self.questions):
             fb = self.answers.get(i)
-
-            def show(v):
-                return " ".join(sorted(v)) if isinstance(v, frozenset) else v
-
             rows.append({"number": q.number, "kind": q.kind, "hand": q.hand, "rules": q.rules,
                          "lianla": q.lianla, "expected": show(q.answer),
                          "given": None if fb is None else show(fb.given),

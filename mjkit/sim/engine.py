@@ -74,10 +74,17 @@ class HandRecords:
         return df
 
 
+def _whole(name, x, lo, hi=None):
+    """``x`` as an int, or HandError naming ``name`` unless it is a whole number in range."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < lo \
+            or (hi is not None and x > hi):
+        where = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+        raise HandError(f"{name} must be a whole number {where}, got {x!r}")
+    return int(x)
+
+
 def _seed(seed):
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise HandError(f"seed must be a whole number >= 0, got {seed!r}")
-    return int(seed) % (1 << 63)
+    return _whole("seed", seed, 0) % (1 << 63)
 
 
 def _run_threads(seed, level, first, par, stab, htab, rs, hooks, out, fans):
@@ -97,12 +104,6 @@ def _run_threads(seed, level, first, par, stab, htab, rs, hooks, out, fans):
         return
     with ThreadPoolExecutor(max_workers=threads) as pool:
         list(pool.map(run, range(threads)))
-
-
-def _whole(name, x, lo, hi):
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not lo <= x <= hi:
-        raise HandError(f"{name} must be a whole number in {lo}..{hi}, got {x!r}")
-    return int(x)
 
 
 def _wild(wild):
@@ -211,20 +212,15 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
     -------
     HandRecords
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise HandError(f"n must be a whole number >= 0, got {n!r}")
-    if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or first < 0:
-        raise HandError(f"first must be a whole number >= 0, got {first!r}")
+    n = _whole("n", n, 0)
+    first = _whole("first", first, 0)
     rs, par = params(rules, level, solitaire=solitaire, exhaust=exhaust,
                      round_wind=round_wind, discard_wins=discard_wins,
                      dealer_policy=dealer_policy, others_policy=others_policy,
                      deal_only=deal_only, wild=wild, slack=slack, commit=commit,
                      break_from=break_from)
     if minimum is not None:
-        if isinstance(minimum, bool) or not isinstance(minimum, (int, np.integer)) \
-                or minimum < 0:
-            raise HandError(f"minimum must be a whole number >= 0, got {minimum!r}")
-        par[G.P_MINIMUM] = minimum
+        par[G.P_MINIMUM] = _whole("minimum", minimum, 0)
     stab, htab = shanten_tables()
     out = np.zeros((n, G.N_OUT), np.int32)
     fans = np.zeros((n, rs.n_fans), np.int8)

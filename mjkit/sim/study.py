@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import HandError
-from .engine import play_hands
+from .engine import _whole, play_hands
 
 __all__ = ["simulate", "streak_chain", "study_params", "wilson"]
 
@@ -53,12 +53,6 @@ def _levels(levels):
 
 #: Arguments of play_hands that a study sets itself.
 _RESERVED = ("n", "rules", "level", "seed", "first")
-
-
-def _whole(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise HandError(f"{name} must be a whole number >= {low}, got {value!r}")
-    return int(value)
 
 
 def _jsonable(x):

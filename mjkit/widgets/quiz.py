@@ -13,17 +13,10 @@ from pathlib import Path
 import ipywidgets as W
 
 from ..errors import HandError
+from ..pictures import hand_svg
 from ..quiz import DIFFICULTIES, Quiz
 
 __all__ = ["QuizWidget"]
-
-
-def _hand_html(text, lang):
-    try:
-        from ..pictures import hand_svg
-    except ImportError:
-        return ""
-    return hand_svg(text, lang=lang)
 
 
 class QuizWidget:
@@ -97,7 +90,7 @@ class QuizWidget:
         q = self.quiz[index]
         self.check_button.disabled = False
         self.next_button.disabled = index + 1 > len(self.quiz)
-        self.hand.value = (_hand_html(q.hand, self.lang)
+        self.hand.value = (hand_svg(q.hand, lang=self.lang)
                            + f"<div style='color:#555'>{html.escape(q.hand)}</div>")
         self.prompt.value = f"<b>{html.escape(q.prompt(self.lang))}</b>"
         if q.kind == "fans":
