@@ -2,6 +2,11 @@
 
 __version__ = "0.1.0"
 
+# Before any kernel is defined: numba must have somewhere to cache them.
+from . import _numba_cache
+
+_numba_cache.ensure()
+
 from .errors import HandError
 from .hand import Hand, Meld, parse_hand
 from .rules import RuleSet, get_rules, rule_names, threshold

@@ -53,7 +53,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
-import os
 import sys
 import tempfile
 import time
@@ -67,6 +66,7 @@ import numba
 import numpy as np
 import pandas as pd
 
+from . import _cache, storage
 from ._cache import cache_dir
 from ._kernels import complete as K
 from ._kernels.shapes import knitted_tile
@@ -416,19 +416,62 @@ def _run_key(rs, p, block):
         h.update(path.read_bytes())
     for a in rs.kernel_args()[:7]:
         h.update(np.ascontiguousarray(a).tobytes())
-    h.update(repr((sorted(SITUATION.items()), p.fingerprint(), block, rs.n_fans)).encode())
+    h.update(repr((sorted(SITUATION.items()), p.fingerprint(), block, rs.n_fans,
+                   _BLOCK_FORMAT)).encode())
     return h.hexdigest()[:16]
 
 
 def _default_workdir():
     base = cache_dir()
-    return Path(base if base is not None else tempfile.gettempdir()) / "exact"
+    if base is None:
+        # no cache: a private folder of this run (a shared, predictable one in /tmp could be
+        # filled by another user with blocks that pass every check)
+        return Path(tempfile.mkdtemp(prefix="mjkit-exact-"))
+    return base / "exact"
 
 
-def _save(path, arrays):
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)      # a block is either complete on disk or absent
+#: The on-disk form of a work block (part of the run key): 2 = .npz + manifest.
+_BLOCK_FORMAT = 2
+_BLOCK_ARRAYS = ("keys", "patterns", "combinations", "rep", "rep_win")
+
+
+def _block_files(d, name, b):
+    return d / f"{name}-{b:05d}.manifest.json", f"{name}-{b:05d}.npz"
+
+
+def _save(d, name, b, lo, hi, part):
+    """Write one finished block, then its manifest (digest, rows) last."""
+    manifest, data = _block_files(d, name, b)
+    _cache.write_set(manifest, {data: _cache.npz_writer(part)}, {"lo": lo, "hi": hi})
+
+
+def _load_block(d, name, b, lo, hi, n_cols):
+    """A finished block if intact and consistent with rows ``lo:hi``, else None.
+
+    Damage of any kind (manifest, digest, a file numpy cannot read, arrays of
+    another form) gives one warning and None: the block is scored again.
+    """
+    manifest, data = _block_files(d, name, b)
+    found = _cache.read_set(manifest, [data])
+    if found is None:
+        return None
+    try:
+        part = _cache.npz_arrays(found[1][data])
+        if found[0] != {"lo": lo, "hi": hi} or sorted(part) != sorted(_BLOCK_ARRAYS):
+            raise ValueError("another block")
+        m = len(part["keys"])
+        if part["keys"].dtype != np.int64 or part["keys"].shape != (m, n_cols) or m == 0:
+            raise ValueError("keys of another form")
+        for k in _BLOCK_ARRAYS[1:]:
+            if part[k].dtype != np.int64 or part[k].shape != (m,):
+                raise ValueError(f"{k} of another form")
+        if (int(part["patterns"].sum()) != hi - lo or part["rep"].min() < lo
+                or part["rep"].max() >= hi):
+            raise ValueError("counts do not match the block")
+    except Exception as exc:      # noqa: BLE001 - any failure to read is damage
+        _cache.warn_damaged(d / data, exc)
+        return None
+    return part
 
 
 def _score_all(p, rules, *, workdir=None, block=_BLOCK, fresh=False, progress=None, bar=None):
@@ -441,6 +484,7 @@ def _score_all(p, rules, *, workdir=None, block=_BLOCK, fresh=False, progress=No
     n = len(p)
     d = Path(workdir or _default_workdir()) / _run_key(rs, p, block)
     d.mkdir(parents=True, exist_ok=True)
+    n_cols = 1 + K.sig_words(rs.n_fans)
     own = bar is None
     if own:
         bar = _bar(progress, total=n, desc=f"scoring {rs.name}", unit="hand", unit_scale=True)
@@ -448,17 +492,15 @@ def _score_all(p, rules, *, workdir=None, block=_BLOCK, fresh=False, progress=No
     try:
         for lo in range(0, n, block):
             hi = min(n, lo + block)
-            path = d / f"{rs.name}-{lo // block:05d}.npz"
-            if path.exists() and not fresh:
-                with np.load(path) as z:
-                    part = {k: z[k] for k in z.files}
-            else:
+            b = lo // block
+            part = None if fresh else _load_block(d, rs.name, b, lo, hi, n_cols)
+            if part is None:
                 counts = p.counts[lo:hi]
                 counted, win, sig = _score(counts, p.forms[lo:hi], rs)
                 keys = np.concatenate([counted[:, None], sig], axis=1)
                 part = _aggregate(keys, np.ones(hi - lo, np.int64), p.combinations[lo:hi],
                                   np.arange(lo, hi, dtype=np.int64), win)
-                _save(path, part)
+                _save(d, rs.name, b, lo, hi, part)
             parts.append(part)
             bar.update(hi - lo)
     finally:
@@ -688,9 +730,8 @@ def fan_distribution(rules="dazhong32", recompute=False, *, progress=None, workd
 
 
 def _write_csv(df, path, index=False):
-    tmp = path.with_name(path.name + ".tmp")
-    df.to_csv(tmp, index=index, encoding="utf-8", lineterminator="\n")
-    os.replace(tmp, path)
+    text = df.to_csv(index=index, lineterminator="\n")
+    storage.atomic_write_text(path, text)
 
 
 def compute(rules=RULES, out=None, *, workdir=None, block=_BLOCK, fresh=False, progress=None,

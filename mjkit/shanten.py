@@ -40,11 +40,7 @@ Examples
 from __future__ import annotations
 
 import functools
-import json
-import os
-import tempfile
 import time
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -52,6 +48,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from . import _cache
 from ._cache import cache_dir
 from ._kernels import shanten as K
 from .errors import HandError
@@ -104,8 +101,9 @@ def build_shanten_tables() -> tuple[np.ndarray, np.ndarray]:
     return K.build_dist_table(9, True), K.build_dist_table(7, False)
 
 
-def _crc(table: np.ndarray) -> int:
-    return zlib.crc32(memoryview(np.ascontiguousarray(table)).cast("B"))
+#: The on-disk form of the cached tables (part of their file names): bump it when
+#: the files change, so that caches in the old form are ignored and rebuilt once.
+_FORMAT = 2
 
 
 #: How :func:`shanten_tables` got its tables: ``source`` ("disk" or "built"),
@@ -114,41 +112,44 @@ def _crc(table: np.ndarray) -> int:
 TABLE_INFO: dict[str, Any] = {}
 
 
+def _names(stem: str) -> dict[str, str]:
+    return {"suit": f"{stem}_suit.npy", "honor": f"{stem}_honor.npy"}
+
+
 def _load(folder: Path, stem: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """The cached tables if present and intact (shape, type and CRC32), else None."""
-    try:
-        meta = json.loads((folder / f"{stem}.json").read_text())
-        tables = []
-        shapes = {"suit": (K.N_SUIT_KEYS, K.N_SP), "honor": (K.N_HONOR_KEYS, K.N_SP)}
-        for name, shape in shapes.items():
-            # read-only memory maps: every process shares the same pages
-            table = np.asarray(np.load(folder / f"{stem}_{name}.npy", mmap_mode="r"))
-            if table.shape != shape or table.dtype != np.uint8 or _crc(table) != meta[name]:
-                return None
-            tables.append(table)
-    except (OSError, ValueError, KeyError, TypeError):
+    """The cached tables if present and intact, else None (with a warning if damaged).
+
+    Intact: the manifest ``{stem}.manifest.json`` is whole and every file matches
+    its digest; the arrays are then read-only views of the very bytes that
+    were checked (see :mod:`mjkit._cache`), of the expected shape and type.
+    """
+    names = _names(stem)
+    found = _cache.read_set(folder / f"{stem}.manifest.json", names.values())
+    if found is None:
         return None
+    _meta, files = found
+    shapes = {"suit": (K.N_SUIT_KEYS, K.N_SP), "honor": (K.N_HONOR_KEYS, K.N_SP)}
+    tables = []
+    for name, shape in shapes.items():
+        try:
+            table = _cache.npy_array(files[names[name]])
+            if table.shape != shape or table.dtype != np.uint8:
+                raise ValueError(f"shape {table.shape} {table.dtype}, expected {shape} uint8")
+        except Exception as exc:     # noqa: BLE001 - anything unexpected is damage
+            _cache.warn_damaged(folder / names[name], exc)
+            return None
+        tables.append(table)
     return tables[0], tables[1]
 
 
 def _save(folder: Path, stem: str, suit: np.ndarray, honor: np.ndarray) -> bool:
-    """Write the tables, then their CRCs; each file appears whole (rename)."""
-    def put(name: str, write) -> None:
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                write(fh)
-            os.replace(tmp, folder / name)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-
+    """Write the tables, then their manifest; each file appears whole (rename)."""
+    names = _names(stem)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        put(f"{stem}_suit.npy", lambda fh: np.save(fh, suit))
-        put(f"{stem}_honor.npy", lambda fh: np.save(fh, honor))
-        meta = json.dumps({"suit": _crc(suit), "honor": _crc(honor)}).encode()
-        put(f"{stem}.json", lambda fh: fh.write(meta))
+        _cache.write_set(folder / f"{stem}.manifest.json",
+                         {names["suit"]: _cache.npy_writer(suit),
+                          names["honor"]: _cache.npy_writer(honor)},
+                         {"table_version": K.TABLE_VERSION, "format": _FORMAT})
     except OSError:
         return False   # no writable cache: the tables live in memory only
     return True
@@ -157,7 +158,7 @@ def _save(folder: Path, stem: str, suit: np.ndarray, honor: np.ndarray) -> bool:
 def _load_or_build() -> tuple[np.ndarray, np.ndarray]:
     t = time.perf_counter()
     folder = cache_dir()
-    stem = f"shanten_v{K.TABLE_VERSION}"
+    stem = f"shanten_v{K.TABLE_VERSION}_f{_FORMAT}"
     found = None if folder is None else _load(folder, stem)
     if found is not None:
         TABLE_INFO.update(source="disk", folder=str(folder), seconds=time.perf_counter() - t)
@@ -175,9 +176,11 @@ def shanten_tables() -> tuple[np.ndarray, np.ndarray]:
 
     They are read from the user cache (``$MJKIT_CACHE_DIR``, default
     ``~/.cache/mjkit``; set it to an empty string to turn the cache off),
-    checked, and memory-mapped; when missing, stale (another
-    ``TABLE_VERSION``) or failing the check they are built (about 0.2 s) and
-    written there if the folder is writable.  :data:`TABLE_INFO` says which.
+    memory-mapped and checked against the digests of their manifest; when
+    missing, stale (another ``TABLE_VERSION``) or failing the check in any
+    way they are built (about 0.2 s, with one warning if they were damaged)
+    and written there if the folder is writable.  :data:`TABLE_INFO` says
+    which.
     """
     suit, honor = _load_or_build()
     suit.setflags(write=False)

@@ -239,13 +239,16 @@ def verify_manifest(path: str | os.PathLike, manifest: dict | None = None) -> di
 
 @contextlib.contextmanager
 def file_lock(path: str | os.PathLike, *, poll: float = 0.2,
-              timeout: float | None = None) -> Iterator[bool]:
+              timeout: float | None = None,
+              on_wait: Callable[[], Any] | None = None) -> Iterator[bool]:
     """Hold an exclusive lock on ``path`` (created if needed) for the block.
 
     Yields True when the lock is held.  Where locking is impossible (no
     ``fcntl``, a read-only folder) it yields False and the caller proceeds
     unlocked: duplicated work, never a failure.  The lock dies with the
     process, so a killed builder never leaves the others waiting.
+    ``on_wait()`` is called once if another process holds the lock (to say
+    why nothing happens for a while).
     """
     try:
         import fcntl
@@ -265,6 +268,9 @@ def file_lock(path: str | os.PathLike, *, poll: float = 0.2,
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
+                if on_wait is not None:
+                    on_wait()
+                    on_wait = None
                 if timeout is not None and time.monotonic() - start > timeout:
                     yield False
                     return

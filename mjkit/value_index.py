@@ -15,16 +15,24 @@ rule set) is then kept in the user cache (``$MJKIT_CACHE_DIR``, default
 saved block by block, so an interrupted build resumes where it stopped.
 A different rule set (``RuleSet.derive``) or a change to the kernels gets
 an index of its own.
+
+Nothing read back is trusted unchecked: the index files and each build
+block carry digests in a manifest written last (:mod:`mjkit._cache`), the
+arrays used are the very bytes that were checked, and :class:`ValueIndex`
+refuses ids outside its table, so no damaged cache can give a wrong
+answer or reach a kernel; it is rebuilt with one warning.  Processes that
+would build the same index take turns (a lock file beside it): the second
+waits, then loads.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
-import json
-import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -34,6 +42,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from . import _cache, storage
 from ._cache import cache_dir
 from ._kernels import complete as KC
 from ._kernels import value_index as KV
@@ -42,7 +51,8 @@ from .rules.catalogue import fan_catalogue
 
 __all__ = ["Families", "ValueIndex", "families", "meld_families", "value_index", "INDEX_INFO"]
 
-_VERSION = 1
+# The on-disk form (part of the cache key): 2 = manifest with digests, three .npy files.
+_VERSION = 2
 _BLOCK = 1_000_000
 _BINOM4 = np.array([1, 4, 6, 4, 1], np.int64)
 
@@ -241,6 +251,31 @@ class ValueIndex:
     fan_keys: list
     _cache: dict = field(default_factory=dict, repr=False)
 
+    def __post_init__(self):
+        # The kernels index the table by ``ids`` without bounds checks: an index
+        # whose ids could point past the table is refused here, once, so that
+        # none can ever reach them; the arrays are then made read-only.
+        ids, counted, hand_fans = self.ids, self.counted, self.hand_fans
+        if not isinstance(ids, np.ndarray) or ids.ndim != 1 or ids.dtype not in (np.uint16,
+                                                                                  np.uint32):
+            raise ValueError("ValueIndex.ids must be a 1-d uint16 or uint32 array")
+        if (not isinstance(counted, np.ndarray) or counted.ndim != 1
+                or counted.dtype != np.int64 or len(counted) == 0):
+            raise ValueError("ValueIndex.counted must be a non-empty 1-d int64 array")
+        if (not isinstance(hand_fans, np.ndarray) or hand_fans.dtype != np.uint64
+                or hand_fans.shape != (len(counted), 2)):
+            raise ValueError("ValueIndex.hand_fans must be uint64 (rows, 2)")
+        if not (isinstance(self.fan_keys, list) and len(self.fan_keys) <= 128
+                and all(isinstance(k, str) for k in self.fan_keys)):
+            raise ValueError("ValueIndex.fan_keys must be a list of at most 128 fan keys")
+        if len(ids) and int(ids.max()) >= len(counted):
+            raise ValueError(f"ValueIndex.ids reach row {int(ids.max())} of a table of "
+                             f"{len(counted)} rows")
+        if counted.min() < 0:
+            raise ValueError("ValueIndex.counted has a negative value")
+        for a in (ids, counted, hand_fans):
+            a.setflags(write=False)
+
     def __len__(self):
         return len(self.ids)
 
@@ -320,18 +355,38 @@ def _score_block(fam, rs, lo, hi, key_cols):
     return table, inv.reshape(-1).astype(np.uint32)
 
 
-def _write(path, save):
-    # another process building the same index may have finished and removed the
-    # blocks folder meanwhile: the block is simply written again
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+def _block_names(b):
+    return f"block-{b:04d}.manifest.json", f"block-{b:04d}.npz"
+
+
+def _write_block(folder, b, part):
+    manifest, data = _block_names(b)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            save(fh)
-        os.replace(tmp, path)      # a file is either whole or absent
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        # another process building the same index without the lock (an unlockable
+        # folder) may have finished and removed the blocks folder: write it again
+        _cache.write_set(folder / manifest, {data: _cache.npz_writer(
+            {"table": part[0], "inv": part[1]})}, {"block": b, "n": len(part[1])})
+    except OSError:
+        pass      # not kept: an interrupted build scores this block again
+
+
+def _read_block(folder, b, n, n_keys):
+    """A finished block ``(table, inv)`` if intact and of the right form, else None."""
+    manifest, data = _block_names(b)
+    found = _cache.read_set(folder / manifest, [data])
+    if found is None:
+        return None
+    try:
+        z = _cache.npz_arrays(found[1][data])
+        table, inv = z["table"], z["inv"]
+        if (found[0] != {"block": b, "n": n} or table.dtype != np.uint64 or table.ndim != 2
+                or table.shape[1] != 3 or len(table) == 0 or inv.dtype != np.uint32
+                or inv.shape != (n,) or int(inv.max()) >= len(table)):
+            raise ValueError("unexpected arrays")
+    except Exception as exc:      # noqa: BLE001 - damage of any kind: score it again
+        _cache.warn_damaged(folder / data, exc)
+        return None
+    return table, inv
 
 
 def build_value_index(rules="dazhong32", *, folder=None, progress=None):
@@ -357,17 +412,10 @@ def build_value_index(rules="dazhong32", *, folder=None, progress=None):
                   disable=progress is False) as bar:
             for b, lo in enumerate(range(0, n, _BLOCK)):
                 hi = min(n, lo + _BLOCK)
-                path = folder / f"block-{b:04d}.npz"
-                part = None
-                if path.exists():
-                    try:
-                        with np.load(path) as z:
-                            part = (z["table"], z["inv"])
-                    except (OSError, ValueError, KeyError):
-                        part = None
-                if part is None or len(part[1]) != hi - lo:
+                part = _read_block(folder, b, hi - lo, len(key_cols))
+                if part is None:
                     part = _score_block(fam, rs, lo, hi, key_cols)
-                    _write(path, lambda fh, p=part: np.savez(fh, table=p[0], inv=p[1]))
+                    _write_block(folder, b, part)
                 tables.append(part[0])
                 invs.append(part[1])
                 bar.update(hi - lo)
@@ -394,35 +442,85 @@ def build_value_index(rules="dazhong32", *, folder=None, progress=None):
 _lock = threading.Lock()
 
 
-def _load(folder, key):
-    try:
-        meta = json.loads((folder / f"{key}.json").read_text())
-        ids = np.asarray(np.load(folder / f"{key}-ids.npy", mmap_mode="r"))
-        with np.load(folder / f"{key}-table.npz") as z:
-            counted, hand_fans = z["counted"], z["hand_fans"]
-        if len(ids) != meta["n"] or len(counted) != meta["rows"]:
-            return None
-        return meta, ids, counted, hand_fans
-    except (OSError, ValueError, KeyError, TypeError):
+def _names(key):
+    return {"ids": f"{key}-ids.npy", "counted": f"{key}-counted.npy",
+            "hand_fans": f"{key}-hand_fans.npy"}
+
+
+def _fan_keys(rs):
+    cat = fan_catalogue()
+    return [cat["key"].iat[i] for i in _hand_fans(rs)]
+
+
+def _load(folder, key, rs, fam):
+    """The cached :class:`ValueIndex` if intact, else None (a warning if damaged).
+
+    Intact: the manifest ``{key}.manifest.json`` is whole, every file matches
+    its digest (checked on the memory-mapped bytes the arrays then view),
+    the manifest describes this very index (key, pattern count, fan keys),
+    and :class:`ValueIndex` accepts the arrays (types, shapes, every id
+    inside the table).
+    """
+    names = _names(key)
+    found = _cache.read_set(folder / f"{key}.manifest.json", names.values())
+    if found is None:
         return None
+    meta, files = found
+    at = folder / f"{key}.manifest.json"
+    try:
+        expected = {"key": key, "n": fam.n, "rules": rs.name, "fan_keys": _fan_keys(rs)}
+        if not isinstance(meta, dict) or {k: meta.get(k) for k in expected} != expected:
+            raise ValueError("the manifest describes another index")
+        arrays = {}
+        for name, file in names.items():
+            at = folder / file
+            arrays[name] = _cache.npy_array(files[file])
+        if len(arrays["ids"]) != fam.n:
+            raise ValueError(f"{len(arrays['ids'])} ids for {fam.n} patterns")
+        return ValueIndex(rs.name, arrays["ids"], arrays["counted"], arrays["hand_fans"],
+                          list(meta["fan_keys"]))
+    except Exception as exc:        # noqa: BLE001 - any failure to read is damage
+        _cache.warn_damaged(at, f"{exc.__class__.__name__}: {exc}")
+        return None
+
+
+def _save(folder, key, idx):
+    """Write the index's arrays, then its manifest (digests, key, fan keys) last."""
+    names = _names(key)
+    _cache.write_set(folder / f"{key}.manifest.json",
+                     {names[k]: _cache.npy_writer(getattr(idx, k)) for k in names},
+                     {"key": key, "n": len(idx.ids), "rows": len(idx.counted),
+                      "rules": idx.rules, "fan_keys": list(idx.fan_keys)})
+
+
+def _key(rs, fam):
+    return f"v{_VERSION}-{rs.name}-{_index_key(rs, fam)}"
 
 
 def index_available(rules="dazhong32"):
     """Whether the value index of a rule set is in memory or on disk (nothing is built).
 
     Interactive callers (the widgets) use it to offer ``distance_to`` only when a
-    query takes milliseconds, not the minutes of a first build.
+    query takes milliseconds, not the minutes of a first build.  On disk means
+    a manifest that reads back intact; the digests are checked when loading
+    (a damaged index is then rebuilt).
     """
     rs = get_rules(rules)
-    key = f"v{_VERSION}-{rs.name}-{_index_key(rs, families())}"
+    key = _key(rs, families())
     if key in _MEMO:
         return True
     base = cache_dir()
-    return base is not None and (base / "value_index" / f"{key}.json").exists()
+    return (base is not None
+            and storage.read_manifest(base / "value_index" / f"{key}.manifest.json") is not None)
 
 
 def value_index(rules="dazhong32", *, progress=None):
     """The :class:`ValueIndex` of a rule set: from memory, the disk cache, or built.
+
+    A cached index is used only when it passes every check of its manifest
+    (otherwise one :class:`mjkit._cache.CacheWarning` line, and it is built
+    again).  Processes building the same index take turns through a lock
+    file beside it: the second waits, then loads what the first saved.
 
     Parameters
     ----------
@@ -432,7 +530,7 @@ def value_index(rules="dazhong32", *, progress=None):
     """
     rs = get_rules(rules)
     fam = families()
-    key = f"v{_VERSION}-{rs.name}-{_index_key(rs, fam)}"
+    key = _key(rs, fam)
     with _lock:
         found = _MEMO.get(key)
         if found is not None:
@@ -440,39 +538,51 @@ def value_index(rules="dazhong32", *, progress=None):
         t = time.perf_counter()
         base = cache_dir()
         folder = None if base is None else base / "value_index"
-        loaded = None if folder is None else _load(folder, key)
-        if loaded is not None:
-            meta, ids, counted, hand_fans = loaded
-            idx = ValueIndex(rs.name, ids, counted, hand_fans, meta["fan_keys"])
-            INDEX_INFO[rs.name] = {"source": "disk", "folder": str(folder),
-                                   "seconds": time.perf_counter() - t}
+        if folder is None:
+            lock = contextlib.nullcontext(False)
         else:
-            blocks = None
-            if folder is not None:
-                try:
-                    blocks = folder / f"{key}-blocks"
-                    blocks.mkdir(parents=True, exist_ok=True)
-                except OSError:
-                    blocks = None
-            idx = build_value_index(rs, folder=blocks, progress=progress)
-            saved = False
-            if blocks is not None:
-                try:
-                    _write(folder / f"{key}-ids.npy", lambda fh: np.save(fh, idx.ids))
-                    _write(folder / f"{key}-table.npz",
-                           lambda fh: np.savez(fh, counted=idx.counted,
-                                               hand_fans=idx.hand_fans))
-                    meta = {"n": len(idx.ids), "rows": len(idx.counted),
-                            "fan_keys": idx.fan_keys, "rules": rs.name}
-                    _write(folder / f"{key}.json", lambda fh: fh.write(json.dumps(meta).encode()))
-                    shutil.rmtree(blocks, ignore_errors=True)
-                    saved = True
-                except OSError:
-                    saved = False
-            INDEX_INFO[rs.name] = {"source": "built", "folder": str(folder) if saved else None,
-                                   "seconds": time.perf_counter() - t}
+            lock = _building_lock(folder / f"{key}.lock", rs.name, progress)
+        with lock:
+            idx = None if folder is None else _load(folder, key, rs, fam)
+            if idx is not None:
+                INDEX_INFO[rs.name] = {"source": "disk", "folder": str(folder),
+                                       "seconds": time.perf_counter() - t}
+            else:
+                idx, saved = _build_and_save(rs, fam, folder, key, progress)
+                INDEX_INFO[rs.name] = {"source": "built", "folder": str(folder) if saved else None,
+                                       "seconds": time.perf_counter() - t}
         _MEMO[key] = idx
         return idx
+
+
+def _building_lock(path, name, progress):
+    """The lock file of one index; says so (on stderr, like the progress bar) when waiting."""
+    def waiting():
+        if progress is not False:
+            print(f"value index {name}: another process is building it; waiting for it",
+                  file=sys.stderr, flush=True)
+
+    return storage.file_lock(path, on_wait=waiting)
+
+
+def _build_and_save(rs, fam, folder, key, progress):
+    """Build the index (resuming from its blocks) and save it; ``(index, saved)``."""
+    blocks = None
+    if folder is not None:
+        try:
+            blocks = folder / f"{key}-blocks"
+            blocks.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            blocks = None
+    idx = build_value_index(rs, folder=blocks, progress=progress)
+    if blocks is None:
+        return idx, False
+    try:
+        _save(folder, key, idx)
+    except OSError:
+        return idx, False
+    shutil.rmtree(blocks, ignore_errors=True)
+    return idx, True
 
 
 _MEMO: dict = {}
