@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import mjkit
-from mjkit import HandError
+from mjkit import HandError, storage
 from mjkit.sim import (StudyTable, backend, default_study, load_results, play_hands, results,
                        simulate, streak_chain, study_combinations)
 
@@ -276,7 +276,7 @@ def test_solitaire():
 def test_save_and_load(base, tmp_path):
     path = base.save("small", tmp_path)
     assert path == tmp_path / "small.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = storage.read_sealed_json(path)       # sealed: a checksum over its content
     assert data["info"]["version"] == mjkit.__version__
     assert data["params"]["hands"] == HANDS and data["params"]["engine"]["exhaust"] == 120
     for suffix in (".csv", ".combinations.csv", ".fan_totals.csv"):

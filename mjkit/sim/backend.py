@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
-import tempfile
+import re
 import uuid
 import warnings
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import HandError
+from ..storage import DamagedFile, is_temporary, read_sealed_json, write_sealed_json
 from .engine import play_hands
 
 __all__ = ["Checkpoint", "chunk_stats", "engine_fingerprint", "merge_stats", "run_dask",
@@ -210,32 +210,88 @@ def _portable(name, value):
 # checkpoints
 # --------------------------------------------------------------------------
 
-def _write_json(path, data):
-    """Write JSON atomically: a temporary file in the same folder, then os.replace."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _differences(a, b):
     keys = sorted(set(a) | set(b))
     return [k for k in keys if a.get(k, "<missing>") != b.get(k, "<missing>")]
 
 
+#: Most distinct fan totals a chunk's histogram may hold (the sums of every
+#: fan of the catalogue stay far below it).
+_MAX_HIST = 100_000
+
+
+def _whole_list(x, limit):
+    return isinstance(x, list) and len(x) <= limit and all(
+        type(v) is int and v >= 0 for v in x)
+
+
+def chunk_problem(stats, n, n_combos):
+    """Why ``stats`` cannot be the statistics of a chunk of ``n`` hands, or None.
+
+    The checkpoint's checksum already rejects any damage; this is defence in
+    depth, so that whatever is accepted can never make :func:`merge_stats`
+    fail or a table hold an impossible number: the exact keys, non-negative
+    integers, list lengths, and the identities every chunk satisfies (wins
+    and drawn-out hands add up to the hands, each histogram to its wins,
+    nothing counted more often than the wins it is counted among).
+    """
+    if not isinstance(stats, dict):
+        return "not a table of statistics"
+    if set(stats) != set(SCALARS) | set(LISTS):
+        return "not the statistics of a chunk (keys)"
+    bad = [k for k in SCALARS if type(stats[k]) is not int or stats[k] < 0]
+    if bad:
+        return f"{bad[0]} is not a count"
+    for k in ("combo_wins", "combo_dealer"):
+        if not _whole_list(stats[k], n_combos) or len(stats[k]) != n_combos:
+            return f"{k} is not {n_combos} counts"
+    for k in ("hist_dealer", "hist_other"):
+        if not _whole_list(stats[k], _MAX_HIST):
+            return f"{k} is not a histogram"
+    s = stats
+    wins = s["dealer_wins"] + s["other_wins"]
+    checks = (
+        (s["hands"] == n, f"hands is {s['hands']}, the chunk has {n}"),
+        (wins + s["drawn_out"] == n, "wins and drawn-out hands do not add up to the hands"),
+        (sum(s["hist_dealer"]) == s["dealer_wins"], "hist_dealer does not add up"),
+        (sum(s["hist_other"]) == s["other_wins"], "hist_other does not add up"),
+        (s["self_drawn_wins"] <= wins, "more self-drawn wins than wins"),
+        (s["draws_dealer"] <= s["draws_wins"], "more draws in the dealer's wins than in all"),
+        (s["own_draws_wins"] <= s["draws_wins"], "more own draws than draws"),
+        (s["draws_wins"] <= 144 * wins, "more draws than the walls hold"),
+        (all(k <= wins for k in s["combo_wins"]), "a combination counted more than the wins"),
+        (all(d <= min(k, s["dealer_wins"]) for d, k in zip(s["combo_dealer"], s["combo_wins"])),
+         "a combination counted more among the dealer's wins than possible"),
+    )
+    for ok, why in checks:
+        if not ok:
+            return why
+    return None
+
+
+def _owned(name):
+    """Whether ``name`` is a file a checkpoint writes (or one's temporary)."""
+    return bool(_DATA_NAME.match(name) or _TEMP_NAME.match(name))
+
+
+_DATA_NAME = re.compile(r"^(study\.json|L\d+_C\d+\.json)$")
+# atomic_write's temporaries (".NAME.xxxx.tmp") and older mjkit's ("NAME.xxxx.tmp")
+_TEMP_NAME = re.compile(r"^\.?(study\.json|L\d+_C\d+\.json)\..*\.tmp$")
+
+
 class Checkpoint:
     """A folder of finished chunks: ``study.json`` (the parameters) and one
     ``L<level>_C<chunk>.json`` per chunk, each written atomically.
+
+    Every file is sealed (:func:`mjkit.storage.write_sealed_json`): a chunk
+    carries a checksum over its statistics, the study's parameters and the
+    chunk's identity (level, chunk number, first hand, hands), so a chunk
+    that was damaged, edited, renamed, or written for another study fails
+    it and is played again (with a warning), whatever the damage.  A chunk
+    that passes it is also checked for consistency (:func:`chunk_problem`).
+    A damaged or missing ``study.json`` is written again (every chunk still
+    proves which study it belongs to); an intact one that records other
+    parameters is refused.  Temporaries left by a killed run are removed.
 
     Parameters
     ----------
@@ -243,61 +299,115 @@ class Checkpoint:
         Created if missing.  An existing checkpoint must have been made with
         the same parameters (else :class:`~mjkit.HandError`).
     params : dict
-        The study's parameters (plain JSON values).
+        The study's parameters (plain JSON values, as made by
+        :func:`~mjkit.sim.study_params`: ``hands``, ``chunk`` and
+        ``combinations`` give each chunk's size and length).
     """
 
-    FORMAT = 1
+    FORMAT = 2
 
     def __init__(self, folder, params):
         self.folder = Path(folder)
         self.params = params
+        self._hands = int(params["hands"])
+        self._chunk = int(params["chunk"])
+        self._n_combos = len(params["combinations"])
+        where = f"checkpoint {str(self.folder)!r}"
         if self.folder.exists() and not self.folder.is_dir():
-            raise HandError(f"checkpoint {str(self.folder)!r} is a file; give a folder "
-                            "(it is created if missing)")
+            raise HandError(f"{where} is a file; give a folder (it is created if missing)")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            names = os.listdir(self.folder)
+        except OSError as exc:
+            raise HandError(f"{where}: cannot create or read the folder ({exc.strerror or exc})"
+                            ) from None
         head = self.folder / "study.json"
-        if head.exists():
-            try:
-                saved = json.loads(head.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise HandError(f"checkpoint {str(self.folder)!r}: cannot read study.json "
-                                f"({exc})") from None
-            old = saved.get("params", {})
-            if old != params:
-                diff = _differences(old, params)
-                shown = "; ".join(f"{k}: {old.get(k, '<missing>')!r} there, "
+        if "study.json" not in names:
+            strange = sorted(x for x in names if not _owned(x))
+            if strange:
+                raise HandError(
+                    f"checkpoint folder {str(self.folder)!r} holds no study.json and other "
+                    f"files ({', '.join(strange[:3])}): not a mjkit checkpoint; give a new "
+                    "or empty folder")
+            if any(_DATA_NAME.match(x) for x in names):
+                warnings.warn(f"{where}: study.json is missing; written again (each chunk "
+                              "is checked against this study's parameters)", stacklevel=3)
+        else:
+            saved = self._read_head(head)
+            if saved is not None and saved != params:
+                diff = _differences(saved, params)
+                shown = "; ".join(f"{k}: {saved.get(k, '<missing>')!r} there, "
                                   f"{params.get(k, '<missing>')!r} now" for k in diff[:4])
                 raise HandError(
-                    f"checkpoint {str(self.folder)!r} belongs to a study with other "
-                    f"parameters ({shown}); use another checkpoint folder or delete it")
-        else:
-            if self.folder.is_dir() and any(self.folder.iterdir()):
-                raise HandError(f"checkpoint folder {str(self.folder)!r} is not empty and "
-                                "holds no study.json: not a mjkit checkpoint")
-            self.folder.mkdir(parents=True, exist_ok=True)
-            _write_json(head, {"format": self.FORMAT, "params": params})
+                    f"{where} belongs to a study with other parameters ({shown}); use "
+                    "another checkpoint folder, or delete this one to start again")
+            if saved is not None:
+                self._tidy(names)
+                return
+        self._tidy(names)
+        try:
+            write_sealed_json(head, {"format": self.FORMAT, "params": params})
+        except OSError as exc:
+            raise HandError(f"{where}: cannot write study.json ({exc.strerror or exc})"
+                            ) from None
+
+    def _read_head(self, head):
+        """The parameters recorded in ``study.json``, or None (warned) if it is damaged."""
+        try:
+            doc = read_sealed_json(head)
+            if not isinstance(doc, dict) or doc.get("format") != self.FORMAT \
+                    or not isinstance(doc.get("params"), dict):
+                raise DamagedFile("not a mjkit checkpoint header of this format")
+        except (OSError, DamagedFile) as exc:
+            warnings.warn(f"checkpoint file {head} is damaged ({exc}): written again for this "
+                          "study (each chunk is checked against its parameters)", stacklevel=4)
+            return None
+        return doc["params"]
+
+    def _tidy(self, names):
+        """Remove the temporaries a killed run left (never anything else)."""
+        for name in names:
+            if _TEMP_NAME.match(name) or (is_temporary(name) and _owned(name)):
+                try:
+                    (self.folder / name).unlink()
+                except OSError:
+                    pass
 
     def _path(self, level, c):
         return self.folder / f"L{level}_C{c}.json"
 
-    def load(self, level, c, n):
-        """The statistics of a finished chunk, or None."""
+    def _context(self, level, c):
+        first, n = chunk_bounds(self._hands, self._chunk, c)
+        return {"study": self.params, "level": int(level), "chunk": int(c), "first": first,
+                "n": n}
+
+    def load(self, level, c):
+        """The statistics of a finished chunk, or None (to be played).
+
+        A chunk file that fails its checksum or its consistency checks is
+        reported (a warning naming it) and played again.
+        """
         path = self._path(level, c)
-        if not path.exists():
+        if not os.path.lexists(path):
             return None
+        if path.is_dir() or not path.is_file():
+            raise HandError(f"checkpoint {str(self.folder)!r}: {path.name} is not a file; "
+                            "remove it")
+        n = chunk_bounds(self._hands, self._chunk, c)[1]
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            stats = data["stats"]
-            ok = data["level"] == level and data["chunk"] == c and stats["hands"] == n
-        except (OSError, ValueError, KeyError, TypeError):
-            ok = False
-        if not ok:
-            warnings.warn(f"checkpoint file {path} is damaged: playing that chunk again",
-                          stacklevel=3)
+            stats = read_sealed_json(path, context=self._context(level, c))
+            why = chunk_problem(stats, n, self._n_combos)
+        except (OSError, DamagedFile) as exc:
+            why = str(exc)
+        if why is not None:
+            warnings.warn(f"checkpoint file {path} is damaged ({why}): playing that chunk "
+                          "again", stacklevel=3)
             return None
         return stats
 
     def save(self, level, c, stats):
-        _write_json(self._path(level, c), {"level": level, "chunk": c, "stats": stats})
+        """Write a finished chunk (sealed with the study's parameters and its identity)."""
+        write_sealed_json(self._path(level, c), stats, context=self._context(level, c))
 
 
 # --------------------------------------------------------------------------

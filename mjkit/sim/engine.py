@@ -19,9 +19,11 @@ from .._kernels import game as G
 from ..errors import HandError
 from ..hand import _as_wind
 from ..rules import get_rules
-from ..rules.ruleset import _streak_level
 from ..shanten import shanten_tables
 from ..tiles import tile_from_str
+from ..validate import INT32_MAX, MAX_LEVEL, whole
+from ..validate import level as _level
+from ..validate import seed as _seed
 from .directions import direction_arrays
 from .policy import POLICIES, label, resolve
 
@@ -52,7 +54,9 @@ class HandRecords:
         (抢杠和), a user policy's error code (0), and how many complete
         hands fell short of their player's bar (each a P胡 avoided).
     fan_counts : numpy.ndarray
-        int8 (n, fans of the catalogue): the winning hand's counted fans.
+        int16 (n, fans of the catalogue): the winning hand's counted fans
+        (wide enough for the 连拉 line's count, the level, up to
+        :data:`mjkit.validate.MAX_LEVEL`).
     fan_keys : list of str
     """
 
@@ -74,17 +78,17 @@ class HandRecords:
         return df
 
 
-def _whole(name, x, lo, hi=None):
-    """``x`` as an int, or HandError naming ``name`` unless it is a whole number in range."""
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < lo \
-            or (hi is not None and x > hi):
-        where = f">= {lo}" if hi is None else f"in {lo}..{hi}"
-        raise HandError(f"{name} must be a whole number {where}, got {x!r}")
-    return int(x)
+#: Highest first hand number: hand numbers stay below 2**63 (the kernel's int64).
+MAX_FIRST = 2**62
 
 
-def _seed(seed):
-    return _whole("seed", seed, 0) % (1 << 63)
+def _flag(name, x):
+    """A yes/no option: a bool (or 0/1), else HandError naming it."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)) and x in (0, 1):
+        return bool(x)
+    raise HandError(f"{name} must be True or False, got {x!r}")
 
 
 def _run_threads(seed, level, first, par, stab, htab, rs, hooks, out, fans):
@@ -128,13 +132,14 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
            deal_only=False, wild=None, slack=4, commit=5, break_from=1):
     """The kernel's parameter array (validated) and the rule set; see :func:`play_hands`."""
     rs = get_rules(rules)
-    level = _streak_level(level)
+    level = _level(level, "level (lianla)")
     rs.threshold(level)          # 连拉 only where the rule set has it
-    if isinstance(exhaust, bool) or not isinstance(exhaust, (int, np.integer)) \
-            or not 53 <= exhaust <= G.N_WALL:
-        raise HandError(f"exhaust must be 53..144 tiles taken from the wall, got {exhaust!r}")
+    exhaust = whole("exhaust (tiles taken from the wall)", exhaust, 53, G.N_WALL)
+    solitaire = _flag("solitaire", solitaire)
+    deal_only = _flag("deal_only", deal_only)
     if discard_wins is None:
         discard_wins = not rs.self_drawn_only
+    discard_wins = _flag("discard_wins", discard_wins)
     if discard_wins and rs.self_drawn_only:
         raise HandError(f"rule set {rs.name!r} wins by self-draw only: discard_wins=True "
                         "is not allowed")
@@ -149,9 +154,9 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
     par[G.P_OTHERS_POLICY] = resolve(others_policy)[0]
     par[G.P_DEAL_ONLY] = 1 if deal_only else 0
     par[G.P_DEALER_BONUS] = rs.points_list[F.LIANLA] * level
-    par[G.P_SLACK] = _whole("slack", slack, -200, 200)
-    par[G.P_COMMIT] = _whole("commit", commit, 0, 14)
-    par[G.P_BREAK_FROM] = _whole("break_from", break_from, 0, 1000)
+    par[G.P_SLACK] = whole("slack", slack, -200, 200)
+    par[G.P_COMMIT] = whole("commit", commit, 0, 14)
+    par[G.P_BREAK_FROM] = whole("break_from", break_from, 0, MAX_LEVEL)
     par[G.P_WILD_MODE], par[G.P_WILD_KIND] = _wild(wild)
     return rs, par
 
@@ -168,8 +173,9 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
         Number of hands.
     rules : str or RuleSet
     level : int
-        The dealer's 连N拉N level (``dazhong32``): the dealer's wins count 4N
-        more toward the bar.
+        The dealer's 连N拉N level (``dazhong32``), 0..1000
+        (:data:`mjkit.validate.MAX_LEVEL`): the dealer's wins count 4N more
+        toward the bar.
     seed : int
         Hand ``i`` of (``seed``, ``level``) is always the same hand.
     first : int
@@ -212,21 +218,23 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
     -------
     HandRecords
     """
-    n = _whole("n", n, 0)
-    first = _whole("first", first, 0)
+    n = whole("n", n, 0, INT32_MAX)
+    first = whole("first", first, 0, MAX_FIRST)
+    seed = _seed(seed)
     rs, par = params(rules, level, solitaire=solitaire, exhaust=exhaust,
                      round_wind=round_wind, discard_wins=discard_wins,
                      dealer_policy=dealer_policy, others_policy=others_policy,
                      deal_only=deal_only, wild=wild, slack=slack, commit=commit,
                      break_from=break_from)
     if minimum is not None:
-        par[G.P_MINIMUM] = _whole("minimum", minimum, 0)
+        par[G.P_MINIMUM] = whole("minimum", minimum, 0, INT32_MAX)
     stab, htab = shanten_tables()
     out = np.zeros((n, G.N_OUT), np.int32)
-    fans = np.zeros((n, rs.n_fans), np.int8)
+    # int16: a fan's count is at most the 连拉 level (<= MAX_LEVEL), never wrapped
+    fans = np.zeros((n, rs.n_fans), np.int16)
     hooks = (resolve(dealer_policy)[1], resolve(others_policy)[1])
     if n:
-        _run_threads(_seed(seed), int(par[G.P_LEVEL]), int(first), par, stab, htab, rs, hooks,
+        _run_threads(seed, int(par[G.P_LEVEL]), int(first), par, stab, htab, rs, hooks,
                      out, fans)
         bad = np.flatnonzero(out[:, G.O_ERROR])
         if len(bad):
@@ -236,6 +244,6 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
                             f"{label(others_policy)!r})")
     from ..rules.catalogue import catalogue_lists
 
-    return HandRecords(rules=rs.name, level=int(par[G.P_LEVEL]), seed=int(seed),
+    return HandRecords(rules=rs.name, level=int(par[G.P_LEVEL]), seed=seed,
                        first=int(first), outcomes=out, fan_counts=fans,
                        fan_keys=list(catalogue_lists().key[:rs.n_fans]))

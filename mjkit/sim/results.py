@@ -22,12 +22,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import storage
 from ..errors import HandError
-from .backend import _write_json
+from .backend import chunk_problem
 
-__all__ = ["DEFAULT_STUDY", "StudyTable", "default_study", "load_results", "results_dir"]
+__all__ = ["DEFAULT_STUDY", "StudyTable", "check_folder", "check_writable", "default_study",
+           "load_results", "results_dir", "save_paths"]
 
-FORMAT = 1
+#: Format of the JSON file: 2 is sealed (a checksum over its content) and records the
+#: digest and size of each CSV file written with it.
+FORMAT = 2
 
 #: Parameters of the study shipped in ``data/results/default.*`` (see :func:`default_study`).
 DEFAULT_STUDY = {
@@ -275,28 +279,44 @@ class StudyTable(pd.DataFrame):
         -------
         pathlib.Path
             The JSON file (parameters, version and statistics: what
-            :func:`load_results` reads).  Next to it: ``<name>.csv`` (this
-            table), ``<name>.combinations.csv``, ``<name>.fan_totals.csv`` and,
-            with levels 0..8, ``<name>.streak.csv``.
+            :func:`load_results` reads), written last and sealed with a
+            checksum over its content; it records the digest of each CSV
+            file, so a damaged or edited file is detected when read back.
+            Next to it: ``<name>.csv`` (this table),
+            ``<name>.combinations.csv``, ``<name>.fan_totals.csv`` and, with
+            levels 0..8, ``<name>.streak.csv``.
         """
         base = _base_path(name_or_path, folder)
-        base.parent.mkdir(parents=True, exist_ok=True)
         s = self._study
-        data = {
-            "format": FORMAT, "name": base.name, "info": s["info"], "params": s["params"],
-            "combinations": _records(s["combos"]),
-            "stats": {str(k): v for k, v in sorted(s["stats"].items())},
-        }
-        _write_csv(pd.DataFrame(self), base.with_name(base.name + ".csv"), index=True)
-        _write_csv(self.combinations, base.with_name(base.name + ".combinations.csv"))
-        _write_csv(self.fan_totals, base.with_name(base.name + ".fan_totals.csv"))
+        tables = [(pd.DataFrame(self), ".csv", True),
+                  (self.combinations, ".combinations.csv", False),
+                  (self.fan_totals, ".fan_totals.csv", False)]
         chain = self.streak
         if chain is not None:
             out = chain.copy()
             out["expected_length"] = chain.attrs["expected_length"]
-            _write_csv(out, base.with_name(base.name + ".streak.csv"), index=True)
+            tables.append((out, ".streak.csv", True))
         path = base.with_name(base.name + ".json")
-        _write_json(path, data)
+        files = {}
+        try:
+            base.parent.mkdir(parents=True, exist_ok=True)
+            for df, suffix, index in tables:
+                data = df.to_csv(index=index).encode("utf-8")
+                name = base.name + suffix
+                storage.atomic_write_bytes(base.with_name(name), data)
+                files[name] = {"size": len(data), "digest": storage.digest_bytes(data)}
+            # written last, sealed: it vouches for itself and for the CSV files beside it
+            storage.write_sealed_json(path, {
+                "format": FORMAT, "name": base.name, "info": s["info"], "params": s["params"],
+                "combinations": _records(s["combos"]),
+                # the seal's canonical JSON sorts keys: the columns' order is kept here
+                "combination_columns": [str(c) for c in s["combos"].columns],
+                "stats": {str(k): v for k, v in sorted(s["stats"].items())},
+                "files": files,
+            })
+        except OSError as exc:
+            raise HandError(f"cannot save the study as {str(path)!r}: "
+                            f"{exc.strerror or exc}") from None
         return path
 
     # --------------------------------------------------------------- display
@@ -414,10 +434,46 @@ def _records(df):
     return json.loads(df.to_json(orient="records", force_ascii=False))
 
 
-def _write_csv(df, path, index=False):
-    tmp = path.with_name(path.name + ".tmp")
-    df.to_csv(tmp, index=index, encoding="utf-8")
-    os.replace(tmp, path)
+def save_paths(name_or_path, folder=None):
+    """Every file :meth:`StudyTable.save` may write for ``name_or_path``."""
+    base = _base_path(name_or_path, folder)
+    return [base.with_name(base.name + x) for x in
+            (".csv", ".combinations.csv", ".fan_totals.csv", ".streak.csv", ".json")]
+
+
+def check_writable(paths, what):
+    """Make sure ``paths`` can be written, before any work: HandError naming ``what``.
+
+    Each one's folder exists or is created, is a folder and takes a new file
+    (one is created and removed); no path is an existing folder.
+    """
+    paths = [Path(p) for p in paths]
+    for p in paths:
+        if p.is_dir():
+            raise HandError(f"{what}: {str(p)!r} is a folder; give a file name")
+    for folder in dict.fromkeys(p.parent for p in paths):
+        check_folder(folder, what)
+
+
+def check_folder(folder, what):
+    """Create ``folder`` if needed and make sure a file can be written there."""
+    import tempfile
+
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise HandError(f"{what}: cannot create the folder {str(folder)!r} "
+                        f"({exc.strerror or exc})") from None
+    if not folder.is_dir():
+        raise HandError(f"{what}: {str(folder)!r} is not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".mjkit-probe.", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise HandError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})"
+                        ) from None
 
 
 def _base_path(name_or_path, folder=None):
@@ -459,19 +515,93 @@ def load_results(name_or_path, folder=None):
             path = shipped / path.name
     if not path.exists():
         raise HandError(f"no saved study {os.fspath(name_or_path)!r} (looked for {path})")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise HandError(f"cannot read saved study {str(path)!r}: {exc}") from None
-    if data.get("format") != FORMAT:
-        raise HandError(f"saved study {str(path)!r} has format {data.get('format')!r}; this "
-                        f"mjkit reads format {FORMAT}")
-    combos = pd.DataFrame(data["combinations"])
+    data = _read_saved(path)
+    combos = pd.DataFrame(data["combinations"], columns=data["combination_columns"])
     if "seed_level" in combos:
         combos["seed_level"] = combos["seed_level"].astype("Int64")
     if "seed_zh" in combos:
         combos["seed_zh"] = combos["seed_zh"].fillna("")
     return StudyTable.from_stats(data["stats"], data["params"], combos, data.get("info"))
+
+
+def _read_saved(path):
+    """The verified content of a saved study's JSON file, or HandError naming it.
+
+    The file's seal must hold and its statistics must be consistent; each CSV
+    file it lists is checked against its recorded digest (a mismatch is a
+    warning: the tables returned are computed from the verified JSON, not
+    read from the CSV files).
+    """
+    where = f"saved study {str(path)!r}"
+    try:
+        data = storage.read_sealed_json(path)
+    except OSError as exc:
+        raise HandError(f"cannot read {where}: {exc.strerror or exc}") from None
+    except storage.DamagedFile as exc:
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            old = None
+        if isinstance(old, dict) and old.get("format") == 1:
+            raise HandError(f"{where} was written by an older mjkit, without a checksum, "
+                            "and cannot be verified: play the study again") from None
+        raise HandError(f"{where} is damaged ({exc}): play the study again") from None
+    why = _saved_problem(data)
+    if why is not None:
+        raise HandError(f"{where} is damaged or not a saved study ({why}): play the study "
+                        "again")
+    for name, entry in data["files"].items():
+        f = path.with_name(name)
+        try:
+            ok = f.stat().st_size == entry["size"] and storage.digest_file(f) == entry["digest"]
+        except OSError:
+            ok = False
+        if not ok:
+            warnings.warn(f"{f} does not match its checksum in {path.name} (missing, damaged "
+                          "or edited); the tables returned are computed from the intact "
+                          f"{path.name}, and .save() writes the CSV files again", stacklevel=3)
+    return data
+
+
+def _saved_problem(data):
+    """Why a sealed document is not a saved study this mjkit can use, or None."""
+    if not isinstance(data, dict):
+        return "not a table"
+    if data.get("format") != FORMAT:
+        return f"format {data.get('format')!r}; this mjkit reads format {FORMAT}"
+    need = {"params": dict, "stats": dict, "combinations": list, "combination_columns": list,
+            "files": dict}
+    for key, kind in need.items():
+        if not isinstance(data.get(key), kind):
+            return f"no {key}"
+    if not isinstance(data.get("info", {}), dict):
+        return "no info"
+    p = data["params"]
+    try:
+        levels = [int(x) for x in p["levels"]]
+        hands = p["hands"]
+        n_combos = len(p["combinations"])
+        bars = {int(k) for k in p["bars"]}
+    except (KeyError, TypeError, ValueError):
+        return "incomplete parameters"
+    if sorted(data["stats"]) != sorted(str(x) for x in levels) or not set(levels) <= bars:
+        return "statistics of other levels than its parameters"
+    if len(data["combinations"]) != n_combos or type(hands) is not int:
+        return "combinations do not match its parameters"
+    columns = data["combination_columns"]
+    if not all(isinstance(c, str) for c in columns) or any(
+            not isinstance(r, dict) or set(r) != set(columns) for r in data["combinations"]):
+        return "combinations do not match their columns"
+    for level, st in data["stats"].items():
+        why = chunk_problem(st, hands, n_combos)
+        if why is not None:
+            return f"level {level}: {why}"
+    for name, entry in data["files"].items():
+        if (not isinstance(name, str) or Path(name).name != name or not name.endswith(".csv")
+                or not isinstance(entry, dict) or type(entry.get("size")) is not int
+                or not isinstance(entry.get("digest"), str)):
+            return "a bad file entry"
+    return None
 
 
 def _study_part(params):
@@ -507,7 +637,9 @@ def default_study(*, rerun=False, client=None, progress=None, checkpoint=True):
     if not rerun:
         try:
             table = load_results("default")
-        except HandError:
+        except HandError as exc:
+            if not str(exc).startswith("no saved study"):
+                warnings.warn(f"{exc}; playing the default study again", stacklevel=2)
             table = None
         if table is not None:
             want = _study_part(_expected_default_params())

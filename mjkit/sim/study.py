@@ -12,10 +12,17 @@ import math
 import numpy as np
 import pandas as pd
 
+from .. import validate
 from ..errors import HandError
-from .engine import _whole, play_hands
+from .engine import play_hands
 
-__all__ = ["simulate", "streak_chain", "study_params", "wilson"]
+__all__ = ["MAX_CHUNK", "MAX_HANDS", "saturation_level", "simulate", "streak_chain",
+           "study_params", "wilson"]
+
+#: Most hands per level of a study.
+MAX_HANDS = validate.INT32_MAX
+#: Most hands per chunk: one chunk's records stay near 250 MB.
+MAX_CHUNK = 1_000_000
 
 _Z95 = 1.959963984540054
 
@@ -35,19 +42,49 @@ def wilson(k, n, z=_Z95):
     return (float(lo), float(hi)) if lo.ndim == 0 else (lo, hi)
 
 
-def _levels(levels):
-    """Sorted distinct whole levels >= 0 (one level or an iterable of them)."""
+def saturation_level(rules):
+    """The first 连拉 level whose bar is 0 (8 in ``dazhong32``; 0 without 连拉).
+
+    Every level above it plays exactly like it: the dealer's hand needs no
+    fan at all (seed 000 §一.5: "连8拉8以上，任何牌型都可胡牌").
+    """
+    from ..rules import get_rules
+
+    rs = get_rules(rules)
+    if not rs.streak_points:
+        return 0
+    for n in range(validate.MAX_LEVEL):
+        if rs.threshold(n) == 0:
+            return n
+    return validate.MAX_LEVEL
+
+
+def _levels(levels, rs):
+    """Sorted distinct levels in 0..the rule set's saturation level."""
+    from itertools import islice
+
+    top = saturation_level(rs)
     items = [levels] if isinstance(levels, (int, np.integer)) else levels
+    if isinstance(items, (str, bytes)):
+        raise HandError(f"levels must be whole numbers >= 0, got {levels!r}")
     try:
-        out = list(items)
+        # distinct levels in 0..MAX_LEVEL: never more than MAX_LEVEL + 1 of them, so a
+        # huge iterable (range(10**9)) is refused without being listed
+        out = list(islice(iter(items), validate.MAX_LEVEL + 2))
     except TypeError:
         raise HandError(f"levels must be whole numbers >= 0, got {levels!r}") from None
-    if not out or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0
-                      for x in out):
-        raise HandError(f"levels must be whole numbers >= 0, got {levels!r}")
-    out = [int(x) for x in out]
+    if not out:
+        raise HandError("levels must name at least one level, got none")
+    out = [validate.whole("levels", x, 0) for x in out]
     if len(set(out)) != len(out):
         raise HandError(f"levels must not repeat, got {levels!r}")
+    for x in out:
+        if x > top:
+            rs.threshold(min(x, validate.MAX_LEVEL))    # no 连拉 at all: say so
+            raise HandError(
+                f"levels must be in 0..{top} for {rs.name}: at 连{top}拉{top} the dealer's "
+                f"bar is already 0 and every higher level plays exactly like it (seed 000 "
+                f"§一.5: 连8拉8以上，任何牌型都可胡牌); got level {x}")
     return sorted(out)
 
 
@@ -98,13 +135,11 @@ def study_params(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, soli
     from ..rules import get_rules
     from .backend import engine_fingerprint
     from .combos import combination_ids, study_combinations
-    from .engine import _seed
-
     rs = get_rules(rules)
-    levels = _levels(levels)
-    hands = _whole("hands", hands, 1)
-    chunk = _whole("chunk", chunk, 1)
-    _seed(seed)
+    levels = _levels(levels, rs)
+    hands = validate.whole("hands", hands, 1, MAX_HANDS)
+    chunk = validate.whole("chunk", chunk, 1, MAX_CHUNK)
+    seed = validate.seed(seed)
     clash = [k for k in engine_options if k in _RESERVED]
     if clash:
         raise HandError(f"simulate sets {', '.join(clash)} itself (per level and chunk); "
@@ -119,7 +154,7 @@ def study_params(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, soli
         "rules_fingerprint": _rules_fingerprint(rs),
         "levels": levels,
         "hands": hands,
-        "seed": int(seed),
+        "seed": seed,
         "engine": {k: _jsonable(v) for k, v in sorted(options.items())},
         "combinations": list(combos["fans"]),
         "bars": {str(level): int(rs.threshold(level)) for level in levels},
@@ -134,7 +169,7 @@ def study_params(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, soli
     payload = {
         # a registered rule set travels by name; another one without its cached tables
         "rules": rs.name if builtin else replace(rs, _cache={}),
-        "seed": int(seed), "hands": hands, "chunk": chunk, "options": options,
+        "seed": seed, "hands": hands, "chunk": chunk, "options": options,
         "combos": combination_ids(combos, rs), "lianla": rs.fan_index("LIANLA"),
         "streak_points": int(rs.streak_points),
     }
@@ -230,7 +265,7 @@ def simulate(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, solitair
     todo = []
     for level in levels:
         for c in range(n_chunks):
-            stats = store.load(level, c, B.chunk_bounds(hands, chunk, c)[1]) if store else None
+            stats = store.load(level, c) if store else None
             if stats is None:
                 todo.append((level, c))
             else:
@@ -309,6 +344,10 @@ def streak_chain(table, top=8, level=0.95):
         in a row, from 连0) and, with the intervals, ``expected_length_lo``,
         ``expected_length_hi``.
     """
+    top = validate.whole("top", top, 0, validate.MAX_LEVEL)
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.number)) \
+            or not 0 < level < 1:
+        raise HandError(f"level (the confidence) must be a number between 0 and 1, got {level!r}")
     p = table["p_dealer"]
     have = {int(x) for x in p.index}
     if not set(range(top + 1)) <= have:
