@@ -52,7 +52,7 @@ from ._kernels import value_index as KV
 from .errors import HandError
 from .hand import _as_bool, _as_wind
 from .rules import get_rules
-from .rules.ruleset import _streak_level
+from .validate import INT32_MAX, whole
 from .score import meld_code, score
 from .shanten import _hand_text, _read_checked
 from .tiles import N_KINDS, tile_to_str, tiles_to_str
@@ -252,11 +252,8 @@ def _situation(rs, seat_wind, round_wind, self_drawn):
 def _min_fans(rs, min_fans, lianla):
     if min_fans is None:
         return rs.minimum
-    if isinstance(min_fans, bool) or not isinstance(min_fans, (int, np.integer)):
-        raise HandError(f"min_fans must be a whole number of fans, got {min_fans!r}")
-    if min_fans < 0:
-        raise HandError(f"min_fans must be >= 0, got {min_fans}")
-    return int(min_fans)
+    # bounded so that the bar and every fan sum stay inside the kernels' ints
+    return whole("min_fans", min_fans, 0, INT32_MAX)
 
 
 def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None,
@@ -315,10 +312,10 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     """
     t0 = time.perf_counter()
     rs = get_rules(rules)
-    level = _streak_level(lianla)
-    rs.threshold(level)                 # raises for 连拉 in a rule set without it
-    target = _min_fans(rs, min_fans, level)
     seat, rnd, self_drawn = _situation(rs, seat_wind, round_wind, self_drawn)
+    # a level in 0..MAX_LEVEL, in a rule set with 连拉, for the dealer only
+    level = rs.streak_level(lianla, seat)
+    target = _min_fans(rs, min_fans, level)
     if isinstance(examples, bool) or not isinstance(examples, (int, np.integer)) \
             or not 1 <= examples <= 50:
         raise HandError(f"examples must be 1..50, got {examples!r}")

@@ -137,10 +137,17 @@ def _as_flowers(value: Any) -> int | list[int]:
         raise HandError(f"flowers must be a count or flower tiles, got {value!r}")
     if isinstance(value, str):
         text = value.strip()
+        if not text:  # blank is not "no flowers": say 0
+            raise HandError(f"flowers must be a count 0..8 or flower tiles such as 1f3f, "
+                            f"got {_short_repr(value)}")
         if not (text.isascii() and text.isdigit()):  # notation such as "1f3f"
             if len(text) > 64:
                 raise HandError(f"flowers value too long: {_short_repr(value)}")
-            return [_flower_index(t) for t, _ in scan_tiles(text)]
+            try:
+                return [_flower_index(t) for t, _ in scan_tiles(text)]
+            except HandError as exc:
+                raise HandError(f"flowers must be a count 0..8 or flower tiles such as "
+                                f"1f3f: {exc}") from None
         if len(text.lstrip("0")) > 1:  # also keeps int() away from huge strings
             raise HandError(f"flowers out of range: {_short_repr(text)} (expected 0..8)")
         value = int(text)

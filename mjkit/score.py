@@ -18,14 +18,16 @@ import pandas as pd
 from ._kernels import layout as L
 from ._kernels.evaluate import WS_LEN, score_hand_row, score_rows
 from ._kernels.shapes import knitted_tile
+from . import validate as V
 from .errors import HandError
-from .hand import Hand, parse_hand
+from .hand import Hand, Meld, parse_hand
 from .rules import fan_catalogue, get_rules
 from .rules.catalogue import catalogue_lists
+from .rules.ruleset import DEALER_ONLY
 from .tiles import N_KINDS, tile_from_str, tile_to_str, tiles_to_str
 
 __all__ = ["FanLine", "ScoreResult", "HandBatch", "BatchResult", "score", "score_batch",
-           "encode_hand", "fan_table", "WAIT_RULES"]
+           "encode_hand", "check_rows", "fan_table", "WAIT_RULES"]
 
 #: How wait fans (边张, 嵌张, 单钓将) are read: ``"unique"`` (国标: only on a
 #: sole wait) or ``"leftmost"`` (the old 联众 client, seed 000 §六.2).
@@ -63,14 +65,32 @@ def _wild_kind(wild):
     if wild is None:
         return -1
     if isinstance(wild, str):
-        t = tile_from_str(wild.strip())
-    elif isinstance(wild, (int, np.integer)) and not isinstance(wild, bool):
+        try:
+            t = tile_from_str(wild.strip())
+        except HandError as exc:
+            raise HandError(f"wild must be a tile such as 'P' or '5z': {exc}") from None
+    elif isinstance(wild, (int, np.integer)) and not isinstance(wild, (bool, np.bool_)):
         t = int(wild)
     else:
         raise HandError(f"wild must be a tile such as 'P' or '5z', got {wild!r}")
     if not 0 <= t < N_KINDS:
         raise HandError(f"wild must be one of the 34 tile kinds (not a flower), got {wild!r}")
     return t
+
+
+def _wild_kinds(wild, n):
+    """One wild kind per hand (int32, -1 none) from a tile or a sequence of them."""
+    if isinstance(wild, (list, tuple, np.ndarray)):
+        if len(wild) != n:
+            raise HandError(f"wild: one tile per hand ({n}), got {len(wild)}")
+        out = np.empty(n, np.int32)
+        for i, x in enumerate(wild):
+            try:
+                out[i] = _wild_kind(x)
+            except HandError as exc:
+                raise HandError(f"hand {i}: {exc}") from None
+        return out
+    return np.full(n, _wild_kind(wild), np.int32)
 
 
 def _wait_flag(wait_rule):
@@ -424,16 +444,11 @@ def _game_options(hand, rs, wild, lianla, wait_rule):
     w = _wild_kind(wild)
     if w >= 0:
         _check_wild_melds(hand, w)
-    n = _level(rs, lianla)
+    n = rs.streak_level(lianla, hand.seat_wind)
     if rs.self_drawn_only and not hand.self_drawn:
         raise HandError(f"rule set {rs.name!r} wins by self-draw only (自摸): "
                         "pass self_drawn=True")
     return w, n, _wait_flag(wait_rule)
-
-
-def _level(rs, lianla):
-    rs.threshold(lianla)  # validates lianla and that the rule set has 连拉
-    return int(lianla)
 
 
 def score(hand_or_text, rules="gb", *, wild=None, lianla=0, wait_rule="unique", **situation):
@@ -450,8 +465,9 @@ def score(hand_or_text, rules="gb", *, wild=None, lianla=0, wait_rule="unique", 
         The wild tile kind of the game (财神), e.g. ``"P"``: every copy in
         the concealed hand stands for whatever tile scores best.
     lianla : int
-        The dealer's streak level N (连N拉N, ``dazhong32``): adds 4N toward
-        the bar, so the hand itself needs ``max(32 - 4N, 0)``.
+        The dealer's streak level N (连N拉N, ``dazhong32``, 0..1000): adds 4N
+        toward the bar, so the hand itself needs ``max(32 - 4N, 0)``.  Only
+        the dealer (seat East) has a level.
     wait_rule : {"unique", "leftmost"}
         ``"unique"``: 边张 / 嵌张 / 单钓将 only on a sole wait (国标);
         ``"leftmost"``: as the old 联众 client reads the hand from the left.
@@ -485,12 +501,49 @@ def score(hand_or_text, rules="gb", *, wild=None, lianla=0, wait_rule="unique", 
     return _build_result(hand, rs, total, fan, raw, dec, lianla=n, wild=w, wait_rule=wait_rule)
 
 
-@dataclass
 class HandBatch:
-    """Many hands encoded as kernel rows (``rows``: int32, shape (n, ROW_LEN))."""
+    """Many hands encoded as kernel rows (``rows``: int32, shape (n, ROW_LEN)).
 
-    rows: np.ndarray
-    hands: list = field(default=None, repr=False)
+    Build one with :meth:`from_hands`.  ``HandBatch(rows)`` takes rows made
+    elsewhere (e.g. a saved ``batch.rows``) and validates every field of every
+    row first (:func:`check_rows`), so no row the kernel cannot score safely
+    gets in.  ``rows`` is a read-only view: a batch cannot be changed after
+    the check.
+
+    Parameters
+    ----------
+    rows : array_like
+        Integer array (n, ROW_LEN) in the layout of :mod:`mjkit._kernels.layout`.
+    hands : list of Hand, optional
+
+    Raises
+    ------
+    HandError
+        Naming the first bad row and field.
+    """
+
+    __slots__ = ("_rows", "hands")
+
+    def __init__(self, rows, hands=None):
+        self._rows = check_rows(rows)
+        self.hands = hands
+
+    @classmethod
+    def _trusted(cls, rows, hands=None):
+        # rows encoded here from validated Hands and options: no second check
+        batch = object.__new__(cls)
+        batch._rows = np.ascontiguousarray(rows, np.int32)
+        batch.hands = hands
+        return batch
+
+    @property
+    def rows(self):
+        view = self._rows.view()
+        view.setflags(write=False)
+        return view
+
+    def __repr__(self):
+        return f"HandBatch({len(self)} hands)"
 
     @classmethod
     def from_hands(cls, hands, keep_hands=False, progress=None, *, wild=None, lianla=0,
@@ -498,19 +551,15 @@ class HandBatch:
         """Validate and encode a sequence of :class:`Hand` or notation strings.
 
         Each hand keeps its own situation (the ``|`` suffix of its notation).
-        ``wild`` (a tile, or one per hand), ``lianla`` (a level, or one per hand) and
-        ``wait_rule`` are the game options of :func:`score`.  ``progress``:
-        show a progress bar (default: for 20,000 hands or more).
+        ``wild`` (a tile, or one per hand), ``lianla`` (a level 0..1000, or one
+        per hand; only for a dealer, seat East) and ``wait_rule`` are the game
+        options of :func:`score`.  ``progress``: show a progress bar (default:
+        for 20,000 hands or more).  Errors name the hand's index.
         """
-        items = list(hands)
-        if isinstance(wild, (list, tuple, np.ndarray)):
-            if len(wild) != len(items):
-                raise HandError(f"wild: one tile per hand ({len(items)}), got {len(wild)}")
-            kinds = [_wild_kind(x) for x in wild]
-        else:
-            kinds = [_wild_kind(wild)] * len(items)
+        items = _hand_sequence(hands)
+        kinds = _wild_kinds(wild, len(items)).tolist()
         flags = _wait_flag(wait_rule)
-        levels = _levels(lianla, len(items))
+        levels = _levels(lianla, len(items)).tolist()
         rows = np.zeros((len(items), L.ROW_LEN), np.int32)
         parsed = [] if keep_hands else None
         if progress is None:
@@ -526,25 +575,226 @@ class HandBatch:
                 hand = _as_hand(h, {})
                 if w >= 0:
                     _check_wild_melds(hand, w)
+                if levels[i] and hand.seat_wind != 0:
+                    raise HandError(f"lianla={levels[i]} with seat="
+                                    f"{'ESWN'[hand.seat_wind]}: {DEALER_ONLY}")
             except HandError as exc:
                 raise HandError(f"hand {i}: {exc}") from None
-            encode_hand(hand, rows[i], wild=w, lianla=int(levels[i]), flags=flags)
+            encode_hand(hand, rows[i], wild=w, lianla=levels[i], flags=flags)
             if keep_hands:
                 parsed.append(hand)
-        return cls(rows=rows, hands=parsed)
+        return cls._trusted(rows, parsed)
 
     def __len__(self):
-        return len(self.rows)
+        return len(self._rows)
+
+
+def _hand_sequence(hands):
+    """``hands`` as a list, refusing what is not a sequence of hands."""
+    if isinstance(hands, (str, Hand)):
+        raise HandError("expected a sequence of hands (Hand or notation strings), got one "
+                        f"{type(hands).__name__}: use score() for a single hand, or pass "
+                        "a list")
+    if hands is None or not hasattr(hands, "__iter__"):
+        raise HandError("expected a HandBatch or a sequence of hands (Hand or notation "
+                        f"strings), got {type(hands).__name__}")
+    return list(hands)
 
 
 def _levels(lianla, n):
-    arr = np.asarray(lianla)
-    if arr.ndim == 0:
-        arr = np.full(n, arr)
-    if arr.shape != (n,) or (arr.size and (arr.dtype.kind not in "iu" or arr.min() < 0)):
-        raise HandError(f"lianla must be a level >= 0 or one level per hand ({n}), "
-                        f"got {lianla!r}")
-    return arr.astype(np.int64)
+    """One validated 连拉 level per hand (int64), from a level or a sequence of them."""
+    if isinstance(lianla, (list, tuple, np.ndarray)):
+        if len(lianla) != n:
+            raise HandError(f"lianla: one level per hand ({n}), got {len(lianla)}")
+        arr = np.asarray(lianla) if isinstance(lianla, np.ndarray) else None
+        if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iu":
+            # checked on the array's own dtype: converting first could wrap
+            bad = (arr < 0) | (arr > V.MAX_LEVEL)
+            if bad.any():
+                i = int(np.argmax(bad))
+                V.level(arr[i], f"hand {i}: lianla")
+            return arr.astype(np.int64)
+        out = np.empty(n, np.int64)
+        for i, x in enumerate(lianla):
+            out[i] = V.level(x, f"hand {i}: lianla")
+        return out
+    return np.full(n, V.level(lianla), np.int64)
+
+
+# Flag bits a row may carry (F_WILD_SUBST is the wild search's own).
+_ROW_FLAGS = (L.F_SELF_DRAWN | L.F_LAST_COPY | L.F_KONG | L.F_LAST_WALL | L.F_HEAVENLY_HAND
+              | L.F_EARTHLY_HAND | L.F_HUMAN_HAND | L.F_HEAVENLY_READY | L.F_EARTHLY_READY
+              | L.F_DECLARED_READY | L.F_DOUBLE_READY | L.F_LEFTMOST)
+# Flags whose rules involve several fields (Hand._validate): rows with any of
+# them are read back into a Hand, which checks them.
+_HAND_CHECKED_FLAGS = _ROW_FLAGS & ~(L.F_SELF_DRAWN | L.F_LAST_WALL | L.F_LEFTMOST)
+_CODE_KINDS = {L.M_CHOW: ("chow", False), L.M_PUNG: ("pung", False),
+               L.M_KONG: ("kong", False), L.M_CKONG: ("kong", True)}
+
+
+def _column_name(c):
+    if c < L.MELDS:
+        return f"count of {tile_to_str(c)}"
+    if c < L.WIN:
+        i, part = divmod(c - L.MELDS, 2)
+        return f"meld {i} {'tile' if part else 'code'}"
+    return {L.WIN: "win tile", L.FLAGS: "flags", L.SEAT: "seat", L.ROUND: "round",
+            L.FLOWERS: "flowers", L.FLOWER_MASK: "flower mask", L.WILD: "wild",
+            L.LIANLA: "lianla"}[c]
+
+
+def _first_bad(bad, what):
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise HandError(f"row {i}: {what(i) if callable(what) else what}")
+
+
+def check_rows(rows):
+    """Validated kernel rows: a C-contiguous int32 copy of ``rows``.
+
+    Every field is checked with whole-array operations: tile counts 0..4 and
+    14 tiles with the melds counted as 3, meld codes 0..4 packed at the
+    front with a tile valid for the kind, at most 4 copies of a kind, the
+    winning tile held, known flag bits, winds 0..3, flowers 0..8 agreeing
+    with the flower mask, the wild kind -1..33 and not in a claimed meld,
+    the 连拉 level 0..1000 and only for the dealer (East).  Rows with a flag
+    whose rules involve several fields (和绝张, 杠, first-turn and ready
+    flags) are also read back into a :class:`~mjkit.hand.Hand`.
+
+    Raises
+    ------
+    HandError
+        ``"row i: ..."`` for the first bad row of the first failed check.
+    """
+    if isinstance(rows, HandBatch):
+        return rows._rows
+    arr = np.asarray(rows) if isinstance(rows, np.ndarray) else None
+    if arr is None:
+        try:
+            arr = np.asarray(rows)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise HandError(f"HandBatch rows must be an integer array (n, {L.ROW_LEN}): "
+                            f"{exc}") from None
+    if arr.ndim != 2 or arr.shape[1] != L.ROW_LEN:
+        raise HandError(f"HandBatch rows must have shape (n, {L.ROW_LEN}), got "
+                        f"{arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise HandError(f"HandBatch rows must be an integer array, got dtype {arr.dtype}")
+    n = len(arr)
+    if n == 0:
+        return np.zeros((0, L.ROW_LEN), np.int32)
+    # range first, on the array's own dtype: casting a wider one would wrap
+    out_of_range = (arr < -(2**31)) | (arr > V.INT32_MAX)
+    if out_of_range.any():
+        i, c = (int(x) for x in np.argwhere(out_of_range)[0])
+        raise HandError(f"row {i}: {_column_name(c)} {int(arr[i, c])} does not fit a "
+                        "32-bit field")
+    r = np.ascontiguousarray(arr, np.int32).copy()
+    counts = r[:, L.COUNTS:L.COUNTS + N_KINDS]
+    bad = (counts < 0) | (counts > 4)
+    _first_bad(bad.any(axis=1), lambda i: f"tile counts must be 0..4, got "
+               f"{counts[i][bad[i]].tolist()} of {tiles_to_str(np.flatnonzero(bad[i]).tolist())}")
+    codes = r[:, L.MELDS:L.WIN:2]
+    mtile = r[:, L.MELDS + 1:L.WIN:2]
+    _first_bad(((codes < L.M_NONE) | (codes > L.M_CKONG)).any(axis=1),
+               lambda i: f"meld codes must be 0..4, got {codes[i].tolist()}")
+    empty = codes == L.M_NONE
+    # packed: once a slot is empty, every later one is too (and holds tile 0)
+    _first_bad((empty[:, :-1] & ~empty[:, 1:]).any(axis=1),
+               "melds must fill the first slots (an empty slot before a meld)")
+    _first_bad((empty & (mtile != 0)).any(axis=1), "an empty meld slot holds a tile")
+    chow = codes == L.M_CHOW
+    bad_tile = ((~empty & ((mtile < 0) | (mtile >= N_KINDS)))
+                | (chow & ((mtile >= 27) | (mtile % 9 > 6))))
+    _first_bad(bad_tile.any(axis=1), lambda i: f"meld tiles {mtile[i].tolist()} do not fit "
+               f"the meld codes {codes[i].tolist()} (a chow starts at 1..7 of a suit)")
+    n_melds = (~empty).sum(axis=1)
+    total = counts.sum(axis=1)
+    _first_bad(total != 14 - 3 * n_melds, lambda i: f"{int(total[i])} concealed tiles with "
+               f"{int(n_melds[i])} meld(s), expected {14 - 3 * int(n_melds[i])}")
+    every = counts.astype(np.int64)
+    rows_idx = np.arange(n)
+    for j in range(4):
+        t = np.where(empty[:, j], 0, mtile[:, j])
+        k = codes[:, j]
+        add = np.select([k == L.M_CHOW, k == L.M_PUNG, k >= L.M_KONG], [1, 3, 4], 0)
+        every[rows_idx, t] += add
+        for d in (1, 2):
+            every[rows_idx, np.where(k == L.M_CHOW, t + d, t)] += np.where(k == L.M_CHOW, 1, 0)
+    over = every > 4
+    _first_bad(over.any(axis=1), lambda i: f"{int(every[i].max())} copies of "
+               f"{tile_to_str(int(np.argmax(every[i])))} in hand and melds; only 4 exist")
+    win = r[:, L.WIN]
+    bad = (win < 0) | (win >= N_KINDS)
+    _first_bad(bad, lambda i: f"win tile must be 0..33, got {int(win[i])}")
+    _first_bad(counts[rows_idx, win] == 0,
+               lambda i: f"the winning tile {tile_to_str(int(win[i]))} is not in the hand")
+    flags = r[:, L.FLAGS]
+    _first_bad((flags & ~_ROW_FLAGS) != 0,
+               lambda i: f"unknown flag bits {int(flags[i]) & ~_ROW_FLAGS:#x}")
+    for c, name in ((L.SEAT, "seat"), (L.ROUND, "round")):
+        v = r[:, c]
+        _first_bad((v < 0) | (v > 3), lambda i, v=v, name=name: f"{name} must be a wind 0..3, "
+                   f"got {int(v[i])}")
+    fl = r[:, L.FLOWERS]
+    _first_bad((fl < 0) | (fl > 8), lambda i: f"flowers must be 0..8, got {int(fl[i])}")
+    mask = r[:, L.FLOWER_MASK]
+    _first_bad((mask < 0) | (mask > 255), lambda i: f"flower mask must be 0..255, got "
+               f"{int(mask[i])}")
+    held = np.zeros(n, np.int32)
+    for b in range(8):
+        held += (mask >> b) & 1
+    _first_bad((mask != 0) & (held != fl), lambda i: f"flowers={int(fl[i])} but the flower "
+               f"mask holds {int(held[i])}")
+    wild = r[:, L.WILD]
+    _first_bad((wild < -1) | (wild >= N_KINDS), lambda i: f"wild must be -1 (none) or "
+               f"0..33, got {int(wild[i])}")
+    _check_wild_rows(r, "row")
+    lv = r[:, L.LIANLA]
+    _first_bad((lv < 0) | (lv > V.MAX_LEVEL), lambda i: f"lianla must be 0..{V.MAX_LEVEL}, "
+               f"got {int(lv[i])}")
+    seat = r[:, L.SEAT]
+    _first_bad((lv > 0) & (seat != 0), lambda i: f"lianla={int(lv[i])} with seat="
+               f"{'ESWN'[int(seat[i])]}: {DEALER_ONLY}")
+    for i in np.flatnonzero(flags & _HAND_CHECKED_FLAGS).tolist():
+        try:
+            _decode_row(r[i])
+        except HandError as exc:
+            raise HandError(f"row {i}: {exc}") from None
+    return r
+
+
+def _check_wild_rows(rows, label="hand"):
+    """No claimed meld (chow, pung, exposed kong) holds the row's wild kind."""
+    w = rows[:, L.WILD]
+    for i in range(4):
+        mt = rows[:, L.MELDS + 2 * i]
+        mtile = rows[:, L.MELDS + 2 * i + 1]
+        bad = (((mt == L.M_CHOW) & (mtile <= w) & (w <= mtile + 2))
+               | (((mt == L.M_PUNG) | (mt == L.M_KONG)) & (mtile == w)))
+        bad &= w >= 0
+        if bad.any():
+            j = int(np.argmax(bad))
+            raise HandError(f"{label} {j}: a meld uses the wild tile {tile_to_str(int(w[j]))}: a "
+                            "wild tile can only be in a concealed kong (混杠)")
+
+
+def _decode_row(row):
+    """The :class:`Hand` of a structurally valid row (Hand validates the rest)."""
+    row = row.tolist()
+    concealed = tuple(t for t in range(N_KINDS) for _ in range(row[L.COUNTS + t]))
+    melds = []
+    for i in range(4):
+        code = row[L.MELDS + 2 * i]
+        if code:
+            kind, closed = _CODE_KINDS[code]
+            melds.append(Meld(kind, row[L.MELDS + 2 * i + 1], closed))
+    f = row[L.FLAGS]
+    mask = row[L.FLOWER_MASK]
+    return Hand(concealed, tuple(melds), row[L.WIN],
+                **{name: bool(f & bit) for name, bit in _SITUATION_BITS},
+                seat_wind=row[L.SEAT], round_wind=row[L.ROUND], flowers=row[L.FLOWERS],
+                flower_tiles=tuple(N_KINDS + b for b in range(8) if mask >> b & 1))
 
 
 @dataclass
@@ -591,26 +841,16 @@ def _override(rows, wild, lianla, wait_rule):
     """Rows of an existing batch with other game options (validated)."""
     rows = rows.copy()
     if wild is not None:
-        if isinstance(wild, (list, tuple, np.ndarray)):
-            if len(wild) != len(rows):
-                raise HandError(f"wild: one tile per hand ({len(rows)}), got {len(wild)}")
-            w = np.array([_wild_kind(x) for x in wild], np.int32)
-        else:
-            w = _wild_kind(wild)
-        for i in range(4):
-            mt = rows[:, L.MELDS + 2 * i]
-            mtile = rows[:, L.MELDS + 2 * i + 1]
-            bad = (((mt == L.M_CHOW) & (mtile <= w) & (w <= mtile + 2))
-                   | (((mt == L.M_PUNG) | (mt == L.M_KONG)) & (mtile == w)))
-            bad &= w >= 0
-            if bad.any():
-                j = int(np.argmax(bad))
-                raise HandError(f"hand {j}: a meld uses the wild tile "
-                                f"{tile_to_str(int(np.broadcast_to(w, bad.shape)[j]))}: a wild "
-                                "tile can only be in a concealed kong (混杠)")
-        rows[:, L.WILD] = w
+        rows[:, L.WILD] = _wild_kinds(wild, len(rows))
+        _check_wild_rows(rows)
     if lianla is not None:
-        rows[:, L.LIANLA] = _levels(lianla, len(rows))
+        levels = _levels(lianla, len(rows))
+        bad = (levels > 0) & (rows[:, L.SEAT] != 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise HandError(f"hand {i}: lianla={int(levels[i])} with seat="
+                            f"{'ESWN'[int(rows[i, L.SEAT])]}: {DEALER_ONLY}")
+        rows[:, L.LIANLA] = levels      # 0..MAX_LEVEL: fits the int32 field
     if wait_rule is not None:
         rows[:, L.FLAGS] = (rows[:, L.FLAGS] & ~L.F_LEFTMOST) | _wait_flag(wait_rule)
     return rows
@@ -622,10 +862,17 @@ def score_batch(batch, rules="gb", *, wild=None, lianla=None, wait_rule=None):
     Parameters
     ----------
     batch : HandBatch or sequence of Hand / str
+        A single notation string is refused (use :func:`score`).
     rules : str or RuleSet
     wild, lianla, wait_rule : optional
         Game options as in :func:`score`; given here they replace those the
-        batch was built with (``lianla`` may give one level per hand).
+        batch was built with (``wild`` may give one tile and ``lianla`` one
+        level per hand; a level only for a dealer, seat East).
+
+    Raises
+    ------
+    HandError
+        Naming the hand (its index) for a bad hand or game option.
 
     Returns
     -------
@@ -635,13 +882,14 @@ def score_batch(batch, rules="gb", *, wild=None, lianla=None, wait_rule=None):
         Numbers do not depend on the number of threads.
     """
     if not isinstance(batch, HandBatch):
-        batch = HandBatch.from_hands(batch, wild=wild, lianla=0 if lianla is None else lianla,
-                                     wait_rule=wait_rule or "unique")
-        rows = batch.rows
+        batch = HandBatch.from_hands(batch, wild=wild,
+                                     lianla=0 if lianla is None else lianla,
+                                     wait_rule="unique" if wait_rule is None else wait_rule)
+        rows = batch._rows
     elif wild is None and lianla is None and wait_rule is None:
-        rows = batch.rows
+        rows = batch._rows
     else:
-        rows = _override(batch.rows, wild, lianla, wait_rule)
+        rows = _override(batch._rows, wild, lianla, wait_rule)
     rs = get_rules(rules)
     n = len(rows)
     if n:

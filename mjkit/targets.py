@@ -66,7 +66,6 @@ from .distance import _best_result, _fans_text, _min_fans
 from .errors import HandError
 from .rules import get_rules
 from .rules.catalogue import fan_catalogue
-from .rules.ruleset import _streak_level
 from .score import score
 from .shanten import _hand_text, _read_checked
 from .tiles import N_KINDS, tile_to_str, tiles_to_str
@@ -183,8 +182,7 @@ def target_catalogue(rules="dazhong32", min_fans=None, *, lianla=0):
         index (built once per rule set).
     """
     rs = get_rules(rules)
-    level = _streak_level(lianla)
-    rs.threshold(level)
+    level = rs.streak_level(lianla)     # 0..MAX_LEVEL; targets are the dealer's (East)
     target = _min_fans(rs, min_fans, level)
     bar = max(target - level * rs.streak_points, 0)
     entries = _catalogue(rs, bar, level)
@@ -381,8 +379,7 @@ def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, t
     """
     t0 = time.perf_counter()
     rs = get_rules(rules)
-    level = _streak_level(lianla)
-    rs.threshold(level)
+    level = rs.streak_level(lianla)     # 0..MAX_LEVEL; targets are the dealer's (East)
     target = _min_fans(rs, min_fans, level)
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
         raise HandError(f"top must be a whole number >= 0, got {top!r}")

@@ -58,7 +58,8 @@ def fan_catalogue():
         ``after_minimum`` (1: scored after the minimum, not toward the bar),
         ``kind`` (``hand``: decided by the tiles and melds; ``win``: by how
         the hand was won; ``first_turn``; ``flowers``; ``game``: 连拉 and
-        无财神), ``excludes``
+        无财神), ``excludes``, ``excludes_dazhong`` / ``excludes_dazhong32``
+        (what that rule set excludes on top of ``excludes``)
         and ``excludes_own`` (space-separated keys; *own* means only for the
         sets that make up the fan) and a one-line ``description``.  A fresh
         copy each call.

@@ -23,9 +23,18 @@ def fan_table_markdown():
     zh = list(cat["zh"])
     head = ["id", "番种", "fan", *RULE_SETS, "不计 (excludes)", "toward the bar"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    key_row = {k: j for j, k in enumerate(cat["key"])}
     for i, row in cat.iterrows():
         pts = [str(int(rs.points[i])) if rs.points[i] > 0 else "–" for rs in sets]
-        excl = "、".join(zh[j] for j in sets[-1].excludes[i])
+        excl = "、".join(zh[key_row[k]] for k in row["excludes"].split())
+        # what a rule set excludes on top of the shared list, named with it
+        extra = {}
+        for name in RULE_SETS:
+            more = row.get(f"excludes_{name}", "") or ""
+            if more.split():
+                extra.setdefault("、".join(zh[key_row[k]] for k in more.split()), []).append(name)
+        for names, where in extra.items():
+            excl += f"; {', '.join(where)} also: {names}"
         toward = "no (after the minimum)" if sets[-1].after_minimum[i] else "yes"
         lines.append(f"| {row['id']} | {row['zh']} | {row['en']} | " + " | ".join(pts)
                      + f" | {excl} | {toward} |")

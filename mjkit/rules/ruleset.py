@@ -11,10 +11,15 @@ import numpy as np
 
 from .._kernels.tables import suit_table, wild_table
 from ..errors import HandError
+from .. import validate as _V
 from .._kernels import fan_ids as _F
 from .catalogue import fan_catalogue
 
 _LIANLA = _F.LIANLA
+
+#: Why a 连拉 level is refused for a seat other than East.
+DEALER_ONLY = ("only the dealer (East seat) has a 连拉 level; "
+               "seed 000: 另外三家则还需要32番")
 
 # Reading order used to break ties between equal-scoring readings: the suit
 # order of the reference calculator (characters, bamboo, dots), then winds,
@@ -47,7 +52,9 @@ class RuleSet:
     points : numpy.ndarray
         int64, one entry per catalogue row; 0 means the fan is not used.
     excludes : tuple of tuple of int
-        For each fan, the row indices it excludes (不计).
+        For each fan, the row indices it excludes (不计): the ``excludes``
+        column of ``data/fans.csv`` plus the rule set's own
+        ``excludes_<rules>`` column, if any.
     excludes_own : tuple of tuple of int
         For each fan, the fans it excludes only for its own sets (幺九刻).
     self_drawn_only : bool
@@ -175,11 +182,39 @@ class RuleSet:
         """Fans a hand itself needs to win at 连N拉N: ``max(minimum - 4N, 0)``."""
         if lianla == 0 and type(lianla) is int:
             return self.minimum
-        n = _streak_level(lianla)
-        if n and not self.streak_points:
-            raise HandError(f"rule set {self.name!r} has no 连拉 (lianla={n} given); "
-                            "use rules='dazhong32'")
+        n = self.streak_level(lianla)
         return max(self.minimum - n * self.streak_points, 0)
+
+    def streak_level(self, lianla=0, seat_wind=0, *, where=""):
+        """``lianla`` checked for this rule set and seat: an int in 0..MAX_LEVEL.
+
+        Parameters
+        ----------
+        lianla : int
+            The 连N拉N level N.
+        seat_wind : int
+            0..3 (E S W N) of the hand the level is for.  Only the dealer,
+            seat East, has a streak (seed 000 §一.4: "另外三家则还需要32番").
+        where : str
+            Prefix of the error message (e.g. ``"hand 3: "``).
+
+        Raises
+        ------
+        HandError
+            A level that is not a whole number in 0..:data:`mjkit.validate.MAX_LEVEL`,
+            a level in a rule set without 连拉, or a level for a non-dealer.
+        """
+        try:
+            n = _streak_level(lianla)
+        except HandError as exc:
+            raise HandError(f"{where}{exc}") from None
+        if n and not self.streak_points:
+            raise HandError(f"{where}rule set {self.name!r} has no 连拉 (lianla={n} given); "
+                            "use rules='dazhong32'")
+        if n and seat_wind != 0:
+            wind = "ESWN"[seat_wind] if seat_wind in range(4) else repr(seat_wind)
+            raise HandError(f"{where}lianla={n} with seat={wind}: {DEALER_ONLY}")
+        return n
 
 
 def _fan_index(cat, key):
@@ -193,17 +228,28 @@ def _fan_index(cat, key):
 
 
 def _streak_level(lianla):
-    if isinstance(lianla, bool) or not isinstance(lianla, (int, np.integer)):
-        raise HandError(f"lianla must be a whole number of levels, got {lianla!r}")
-    if lianla < 0:
-        raise HandError(f"lianla must be >= 0, got {lianla}")
-    return int(lianla)
+    # One bound everywhere (validate.level): a level past it would wrap in
+    # an int32 kernel field or overflow the fan sum.
+    return _V.level(lianla)
 
 
 def _from_catalogue(name, column, minimum, description, self_drawn_only=False):
     cat = fan_catalogue()
     keys = {k: i for i, k in enumerate(cat["key"])}
-    excl = tuple(tuple(keys[k] for k in s.split()) for s in cat["excludes"])
+
+    def rows(text, where):
+        try:
+            return [keys[k] for k in text.split()]
+        except KeyError as exc:
+            raise ValueError(f"data/fans.csv, {where}: unknown fan key {exc}") from None
+
+    # The shared 不计 list, plus the rule set's own additions (a seed's
+    # explicit 不计 that 国标 does not have, e.g. 清幺九 / 三同刻 in seed 001).
+    own = f"excludes_{column[len('points_'):]}"
+    extra = cat[own] if own in cat.columns else [""] * len(cat)
+    excl = tuple(tuple(dict.fromkeys(rows(common, f"{key} excludes")
+                                     + rows(more, f"{key} {own}")))
+                 for key, common, more in zip(cat["key"], cat["excludes"], extra))
     own = tuple(tuple(keys[k] for k in s.split()) for s in cat["excludes_own"])
     after = tuple(bool(int(x)) for x in cat["after_minimum"])
     return RuleSet(name=name, minimum=minimum, points=cat[column].to_numpy(np.int64),

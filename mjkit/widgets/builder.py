@@ -195,8 +195,16 @@ class HandBuilder:
             value = change["new"]
             if name == "flags":
                 value = frozenset(value)
-            if not self._apply(lambda: self.state.with_options(**{name: value})):
+            changes = {name: value}
+            reset = name == "seat" and value != 0 and self.state.lianla > 0
+            if reset:
+                # only the dealer (East) has a 连拉 level: moving away drops it
+                changes["lianla"] = 0
+            if not self._apply(lambda: self.state.with_options(**changes)):
                 self._sync_controls()
+            elif reset:
+                self.message.value = ("<span style='color:#b00'>连拉 reset to 0: only the "
+                                      "dealer (East seat) has a 连拉 level</span>")
         return handler
 
     def _win_changed(self, change):
@@ -217,7 +225,8 @@ class HandBuilder:
                                (self.wild, s.wild), (self.lang, s.lang)):
                 if ctl.value != value:
                     ctl.value = value
-            self.lianla.disabled = s.rules != "dazhong32"
+            # 连拉 is the dealer's alone: not offered for another seat
+            self.lianla.disabled = s.rules != "dazhong32" or s.seat != 0
             opts = [(f"{i + 1}: {tile_label(t, s.lang)}", i) for i, t in enumerate(s.tiles)]
             self.win.options = opts
             self.win.value = self._win_index()

@@ -179,13 +179,13 @@ class BuilderState:
             raise HandError(f"unknown option(s): {', '.join(sorted(unknown))}")
         new = replace(self, **changes)
         rs = get_rules(new.rules)
-        if new.lianla:
-            rs.threshold(new.lianla)         # raises for a rule set without 连拉
-        if not 0 <= new.flowers <= 8:
-            raise HandError(f"flowers must be 0..8, got {new.flowers!r}")
         for w in ("seat", "round"):
-            if getattr(new, w) not in range(4):
+            if isinstance(getattr(new, w), bool) or getattr(new, w) not in range(4):
                 raise HandError(f"{w} must be a wind 0..3, got {getattr(new, w)!r}")
+        # a level 0..1000, in a rule set with 连拉, and only for the dealer (East)
+        rs.streak_level(new.lianla, new.seat)
+        if isinstance(new.flowers, bool) or new.flowers not in range(9):
+            raise HandError(f"flowers must be 0..8, got {new.flowers!r}")
         if new.wild is not None:
             _kind(new.wild)
             if any(new.wild == f or (m == "chow" and f <= new.wild <= f + 2)
