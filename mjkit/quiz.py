@@ -264,7 +264,13 @@ class Quiz:
         df.attrs.update(seed=self.seed, difficulty=self.difficulty)
         return df
 
+    def to_csv_bytes(self):
+        """:meth:`to_frame` as CSV bytes (UTF-8 with a BOM, for a spreadsheet)."""
+        return self.to_frame().to_csv(index=False, lineterminator="\n").encode("utf-8-sig")
+
     def to_csv(self, path):
-        """Write :meth:`to_frame` to ``path`` (UTF-8, for a spreadsheet)."""
-        self.to_frame().to_csv(path, index=False, encoding="utf-8-sig")
+        """Write :meth:`to_csv_bytes` to ``path`` (atomically); returns ``path``."""
+        from .storage import atomic_write_bytes
+
+        atomic_write_bytes(path, self.to_csv_bytes())
         return path

@@ -3,8 +3,11 @@
 Starts ``python -m mjkit app`` on a free localhost port, opens the page in
 Debian's Chromium driven by Playwright (``executable_path``: browser
 downloads are impossible here), builds a hand by clicking palette tiles,
-checks that its fans and total appear, and saves a screenshot to
-``$MJKIT_SCREENSHOT_DIR`` (default: the test's tmp folder).  Off CI the test
+checks that its fans and total appear, answers a quiz question and
+downloads the results (a browser download; the server's copy lands only in
+the ``--results`` folder), and saves screenshots to
+``$MJKIT_SCREENSHOT_DIR`` (default: the test's tmp folder).  Stopping the
+app (SIGTERM) must leave no Voila or kernel process behind.  Off CI the test
 is skipped when Chromium, Playwright or Voila is missing; on CI (``CI`` set)
 it fails instead, so a missing install step cannot pass unseen.
 """
@@ -51,16 +54,22 @@ def app_url(tmp_path_factory):
         if os.environ.get("CI"):
             pytest.fail("the browser test needs " + ", ".join(missing))
         pytest.skip("needs " + ", ".join(missing))
+    import psutil
+
     port = _free_port()
-    log = tmp_path_factory.mktemp("voila") / "voila.log"
+    base = tmp_path_factory.mktemp("voila")
+    log = base / "voila.log"
+    cwd, results = base / "cwd", base / "results"
+    cwd.mkdir()
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     with open(log, "wb") as fh:
         proc = subprocess.Popen([sys.executable, "-m", "mjkit", "app", "--port", str(port),
-                                 "--seed", "3", "--lang", "zh"], stdout=fh,
-                                stderr=subprocess.STDOUT, env=env)
+                                 "--seed", "3", "--lang", "zh", "--results", str(results)],
+                                stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=cwd)
     url = f"http://127.0.0.1:{port}/"
+    tree = []
     try:
         deadline = time.time() + 120
         while True:
@@ -71,25 +80,31 @@ def app_url(tmp_path_factory):
                 if proc.poll() is not None or time.time() > deadline:
                     pytest.fail("the app did not start:\n" + log.read_text(errors="replace"))
                 time.sleep(0.5)
-        yield url, log
+        yield url, log, cwd, results
+        tree = psutil.Process(proc.pid).children(recursive=True)
     finally:
         proc.terminate()
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=45)
         except subprocess.TimeoutExpired:
             proc.kill()
+        _, alive = psutil.wait_procs(tree, timeout=10)
+        for p in alive:                      # never leak, then say so
+            p.kill()
+    assert alive == [], f"processes left after SIGTERM: {alive}"
 
 
 def test_build_a_hand_in_the_browser(app_url, tmp_path):
-    url, log = app_url
+    url, log, cwd, results = app_url
     try:
-        _drive(url, tmp_path)
+        _drive(url, tmp_path, results)
     except Exception as exc:                   # show what the server said
         tail = log.read_text(errors="replace")[-4000:]
         raise AssertionError(f"{exc}\n--- the app's log ---\n{tail}") from exc
+    assert list(cwd.iterdir()) == []           # nothing written beside the server
 
 
-def _drive(app_url, tmp_path):
+def _drive(app_url, tmp_path, results):
     from playwright.sync_api import sync_playwright
 
     shots = Path(os.environ.get("MJKIT_SCREENSHOT_DIR", tmp_path))
@@ -123,6 +138,18 @@ def _drive(app_url, tmp_path):
             page.get_by_text("不对。").wait_for(timeout=30_000)
             assert page.get_by_text("得分 0 / 1").count() == 1
             page.screenshot(path=str(shots / "quiz.png"), full_page=True)
+            # the export is a browser download of the answers, not a file on the server
+            page.get_by_text("已为老师保存").wait_for(timeout=30_000)
+            with page.expect_download(timeout=30_000) as info:
+                page.locator(".mjkit-quiz-download").click()
+            download = info.value
+            assert download.suggested_filename == "quiz-3-medium.csv"
+            got = Path(download.path()).read_bytes()
+            assert got.startswith("\ufeffnumber,kind,hand".encode()) and got.count(b"\n") == 11
+            # the teacher's copy: one file with a server-made name in the results folder
+            copies = list(results.iterdir())
+            assert len(copies) == 1 and copies[0].name.startswith("quiz-3-medium-")
+            assert copies[0].read_bytes() == got
         finally:
             browser.close()
     assert (shots / "hand_builder.png").stat().st_size > 10_000

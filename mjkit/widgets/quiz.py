@@ -3,11 +3,21 @@
 All the checking is :class:`mjkit.quiz.Quiz`; this module shows the hand,
 the question and the right control (fan names to tick, a number, yes/no),
 and wires the buttons.
+
+Results leave the widget in two ways, neither of which takes a path from
+the person answering: the "export CSV" link is a browser download (a
+``data:`` URI rebuilt after every answer, so nothing is written on the
+server), and, when Python code gives ``results_dir`` (the app's server
+does), the teacher's copy is written there after every answer under a name
+the widget makes: ``quiz-<seed>-<difficulty>-<UTC time>-<random>.csv``.
 """
 
 from __future__ import annotations
 
+import base64
 import html
+import secrets
+import time
 from pathlib import Path
 
 import ipywidgets as W
@@ -28,10 +38,21 @@ class QuizWidget:
     index : int
         The question shown (0-based).
     widget : ipywidgets.VBox
+    results_dir : pathlib.Path or None
+        Where the teacher's copy goes (``None``: the download only).
+    saved_path : pathlib.Path or None
+        The teacher's copy of the current quiz, once an answer was saved.
     """
 
     def __init__(self, n=10, *, seed=0, difficulty="medium", rules="dazhong32", lianla=2,
-                 lang="zh"):
+                 lang="zh", results_dir=None):
+        if results_dir is not None:
+            results_dir = Path(results_dir)
+            if not results_dir.is_dir():
+                raise HandError("results_dir must be an existing folder, "
+                                f"got {str(results_dir)!r}")
+        self.results_dir = results_dir
+        self.saved_path = None
         self.lang = lang
         self.seed = W.BoundedIntText(description="seed", value=seed, min=0, max=10**9,
                                      layout=W.Layout(width="180px"))
@@ -55,23 +76,33 @@ class QuizWidget:
         self.next_button = W.Button(description="next" if lang == "en" else "下一题")
         self.next_button.on_click(lambda _: self.go(self.index + 1))
         self.feedback = W.HTML()
-        self.export_path = W.Text(value="quiz-results.csv", layout=W.Layout(width="220px"))
-        self.export_button = W.Button(description="export CSV" if lang == "en" else "导出CSV")
-        self.export_button.on_click(lambda _: self.export())
+        # the export is a download link, never a path box: see the module docstring
+        self.download = W.HTML()
+        self.saved = W.HTML()
         self.widget = W.VBox([
             W.HBox([self.seed, self.difficulty, self.new_button]), self.header, self.hand,
             self.prompt, self.answer_box, W.HBox([self.check_button, self.next_button]),
-            self.feedback, W.HBox([self.export_path, self.export_button])])
+            self.feedback, W.HBox([self.download, self.saved])])
         self._rules, self._lianla, self._n = rules, lianla, n
-        self.quiz = Quiz(n, seed=seed, difficulty=difficulty, rules=rules, lianla=lianla)
-        self.go(0)
+        self._new_quiz(Quiz(n, seed=seed, difficulty=difficulty, rules=rules, lianla=lianla))
 
     # -- actions -----------------------------------------------------------------
 
     def restart(self):
         """A new quiz from the seed and difficulty controls."""
-        self.quiz = Quiz(self._n, seed=int(self.seed.value), difficulty=self.difficulty.value,
-                         rules=self._rules, lianla=self._lianla)
+        self._new_quiz(Quiz(self._n, seed=int(self.seed.value),
+                            difficulty=self.difficulty.value, rules=self._rules,
+                            lianla=self._lianla))
+
+    def _new_quiz(self, quiz):
+        self.quiz = quiz
+        # one teacher's file per quiz taken: the time and 64 random bits keep names apart
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        self.file_name = (f"quiz-{quiz.seed}-{quiz.difficulty}-{stamp}-"
+                          f"{secrets.token_hex(8)}.csv")
+        self.saved_path = None
+        self.saved.value = ""
+        self._refresh_download()
         self.go(0)
 
     def go(self, index):
@@ -134,14 +165,47 @@ class QuizWidget:
         correct, answered = self.quiz.score
         self.header.value = (f"<b>{self.index + 1} / {len(self.quiz)}</b> · "
                              f"{'score' if self.lang == 'en' else '得分'} {correct} / {answered}")
+        self.export()
         return fb
 
-    def export(self, path=None):
-        """Write the answers as CSV (to ``path`` or the path box); returns the path."""
-        target = Path(path or self.export_path.value)
-        self.quiz.to_csv(target)
-        self.feedback.value = f"<span>wrote {html.escape(str(target))}</span>"
-        return target
+    def csv_bytes(self):
+        """The answers so far as CSV (UTF-8 with a BOM, for a spreadsheet)."""
+        return self.quiz.to_csv_bytes()
+
+    def _refresh_download(self):
+        data = base64.b64encode(self.csv_bytes()).decode("ascii")
+        label = "⬇ export CSV" if self.lang == "en" else "⬇ 导出CSV"
+        name = f"quiz-{self.quiz.seed}-{self.quiz.difficulty}.csv"
+        self.download.value = (
+            f"<a class='mjkit-quiz-download' download='{name}' "
+            f"href='data:text/csv;charset=utf-8;base64,{data}' "
+            "style='display:inline-block;padding:4px 12px;border:1px solid #999;"
+            f"border-radius:2px;text-decoration:none;color:#222'>{label}</a>")
+
+    def export(self):
+        """Refresh the download link and save the teacher's copy (with ``results_dir``).
+
+        Runs after every answer.  Returns the teacher's copy's path, or
+        ``None`` without ``results_dir``.  Only the file name (which the
+        widget made) is shown, never the folder.
+        """
+        from ..storage import atomic_write_bytes
+
+        self._refresh_download()
+        if self.results_dir is None:
+            return None
+        try:
+            self.saved_path = atomic_write_bytes(self.results_dir / self.file_name,
+                                                 self.csv_bytes())
+        except OSError:
+            self.saved.value = ("<span style='color:#b00'>"
+                                + ("could not save the teacher's copy" if self.lang == "en"
+                                   else "教师副本保存失败") + "</span>")
+            return None
+        self.saved.value = ("<span style='color:#555'> "
+                            + ("saved for the teacher as" if self.lang == "en"
+                               else "已为老师保存") + f" {html.escape(self.file_name)}</span>")
+        return self.saved_path
 
     def _ipython_display_(self):
         from IPython.display import display
