@@ -271,10 +271,12 @@ def _cmd_waits(args):
 def _reach_common(sub, name, help_, description):
     p = sub.add_parser(name, help=help_, description=description)
     p.add_argument("hand", nargs="+", help='13 or 14 tiles, e.g. "123m234m345m678m9m"')
-    p.add_argument("--min-fans", type=int, default=None, metavar="T",
+    p.add_argument("--min-fans", type=_checked(_count_arg("min_fans", 0, 2**31 - 1)),
+                   default=None, metavar="T",
                    help="counted fans to reach, 连拉 included (default: the rule set's minimum)")
     p.add_argument("--rules", default="dazhong32", help="rule set (default: dazhong32)")
-    p.add_argument("--lianla", type=int, default=0, metavar="N", help="连N拉N level")
+    p.add_argument("--lianla", type=_checked(_level_arg), default=0, metavar="N",
+                   help="连N拉N level (0..1000, the dealer only)")
     p.add_argument("--visible", metavar="TILES", help="tiles seen elsewhere (discards, melds)")
     p.add_argument("--lang", choices=("zh", "en"), default="en")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -355,19 +357,27 @@ def parse_levels(text):
     """``"0-8"``, ``"0,2,5"`` or ``"0-3,8"`` as a sorted list of levels."""
     from .errors import HandError
 
+    from .validate import MAX_LEVEL
+
     out = []
     for part in str(text).replace(" ", "").split(","):
         lo, sep, hi = part.partition("-")
-        try:
-            a = int(lo)
-            b = int(hi) if sep else a
-        except ValueError:
+        ends = [lo, hi] if sep else [lo]
+        if not all(e.isascii() and e.isdigit() and len(e) <= 20 for e in ends):
             raise HandError(f"--levels: {text!r} is not a list of levels such as 0-8 or "
-                            "0,2,5") from None
-        if a < 0 or b < a:
+                            "0,2,5")
+        a, b = int(ends[0]), int(ends[-1])
+        if b < a:
             raise HandError(f"--levels: {part!r} is not a range of levels >= 0 "
                             "(low-high)")
+        # the ends are checked before a list is built (0-1000000000 is refused at once)
+        if b > MAX_LEVEL:
+            raise HandError(f"--levels: {part!r} goes past level {MAX_LEVEL}; a study plays "
+                            "levels up to the first whose bar is 0 (8 in dazhong32: every "
+                            "higher level plays like it)")
         out.extend(range(a, b + 1))
+        if len(out) > MAX_LEVEL + 1:
+            raise HandError(f"--levels: {text!r} names a level twice")
     if len(set(out)) != len(out):
         raise HandError(f"--levels: {text!r} names a level twice")
     return sorted(out)
@@ -379,9 +389,13 @@ _STUDY_OPTIONS = ("rules", "levels", "hands", "seed", "dealer_policy", "others_p
 
 
 def _cmd_simulate(args):
+    import math
+
     from .errors import HandError
     from .sim import simulate
-    from .sim.results import DEFAULT_STUDY, results_dir
+    from .sim.results import DEFAULT_STUDY, check_folder, check_writable, results_dir, save_paths
+    from .sim.study import MAX_CHUNK, MAX_HANDS, study_params
+    from .validate import whole
 
     if args.default:
         given = [f"--{k.replace('_', '-')}" for k in _STUDY_OPTIONS
@@ -412,9 +426,26 @@ def _cmd_simulate(args):
         raise HandError(f"--out must name a .csv file, got {str(out)!r}")
     if args.chunk is not None:
         study["chunk"] = args.chunk
+    # every argument is checked, and every destination made and tried, before a hand is
+    # played: a study is never played only to be lost to an unwritable --out
+    for option, value, lo, hi in (("--hands", args.hands, 1, MAX_HANDS),
+                                  ("--seed", args.seed, 0, None),
+                                  ("--chunk", args.chunk, 1, MAX_CHUNK),
+                                  ("--exhaust", args.exhaust, 53, 144)):
+        if value is not None:
+            whole(option, value, lo, hi)
+    if not (args.timeout > 0 and math.isfinite(args.timeout)):
+        raise HandError(f"--timeout must be a number of seconds > 0, got {args.timeout!r}")
+    study_params(**study)
     plot = None
     if not args.no_plot:
         plot = Path(args.plot) if args.plot else (out.with_suffix(".png") if out else None)
+    if out is not None:
+        check_writable(save_paths(out), "--out")
+    if plot is not None:
+        check_writable([plot], "--plot" if args.plot else "--out (its plot)")
+    if checkpoint:
+        check_folder(checkpoint, "--checkpoint")
     client = None
     if args.scheduler:
         try:
@@ -452,7 +483,6 @@ def _cmd_simulate(args):
         saved = table.save(out)
         written += [str(out), str(saved)]
     if plot is not None:
-        plot.parent.mkdir(parents=True, exist_ok=True)
         table.plot(plot)
         written.append(str(plot))
     if written and not args.json:
@@ -491,35 +521,101 @@ def _cmd_notebooks(args):
 
 def _cmd_app(args):
     import importlib.util
-    import os
 
-    from .app import voila_command
+    from .app import server
 
+    # every option is checked (and the results folder made) before anything starts
+    opts = server.check_options(port=args.port, seed=args.seed, questions=args.questions,
+                                difficulty=args.difficulty, lang=args.lang,
+                                results=args.results, idle_timeout=args.idle_timeout,
+                                max_kernels=args.max_kernels)
     if importlib.util.find_spec("voila") is None:
         print("Voila is not installed. Install the app extra, from the repository root:\n"
               "    pip install -e \".[app]\"\nthen run  python -m mjkit app", file=sys.stderr)
         return NOT_WIN
-    env = dict(os.environ, MJKIT_QUIZ_SEED=str(args.seed), MJKIT_QUIZ_N=str(args.questions),
-               MJKIT_QUIZ_DIFFICULTY=args.difficulty, MJKIT_QUIZ_LANG=args.lang)
-    print(f"Serving the mjkit classroom on http://127.0.0.1:{args.port}/ "
-          f"(quiz seed {args.seed}; Ctrl-C stops it) ...", flush=True)
-    try:
-        return subprocess.call(voila_command(args.port, browser=args.browser), env=env)
-    except KeyboardInterrupt:
-        return 130
+    return server.serve(opts, browser=args.browser)
 
 
 # --------------------------------------------------------------------------
 # parser and main
 # --------------------------------------------------------------------------
 
+def _checked(check):
+    """An argparse ``type=`` from a validator raising HandError: the error names the option.
+
+    argparse prefixes an :class:`argparse.ArgumentTypeError`'s message with
+    ``argument --option:`` and exits with status 2 before any work is done.
+    """
+    def convert(text):
+        from .errors import HandError
+
+        try:
+            return check(text)
+        except HandError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = check.__name__
+    return convert
+
+
+def _int_text(text, name):
+    """A whole number written in decimal (no int() of a huge string)."""
+    from .errors import HandError
+
+    t = text.strip()
+    digits = t[1:] if t[:1] in "+-" else t
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 20:
+        raise HandError(f"{name} must be a whole number, got {text!r}")
+    return int(t)
+
+
+def _level_arg(text):
+    from . import validate
+
+    return validate.level(_int_text(text, "the 连拉 level"), "the 连拉 level")
+
+
+def _count_arg(name, lo, hi):
+    def count(text):
+        from . import validate
+
+        return validate.whole(name, _int_text(text, name), lo, hi)
+    count.__name__ = name.replace(" ", "_")
+    return count
+
+
+def _flowers_arg(text):
+    from .hand import _as_flowers
+
+    _as_flowers(text)           # the message of mjkit.score(..., flowers=text)
+    return text
+
+
+def _wind_arg(name):
+    def wind(text):
+        from .hand import _as_wind
+
+        _as_wind(text, name)    # the message of mjkit.score(..., <name>=text)
+        return text
+    wind.__name__ = name
+    return wind
+
+
+def _wild_arg(text):
+    from .score import _wild_kind
+
+    _wild_kind(text)
+    return text
+
+
 def _add_game_options(p):
     """Rule set, game options, situation and output options shared by score and waits."""
     p.add_argument("--rules", default="gb",
                    help="rule set: gb, dazhong or dazhong32 (default: gb)")
-    p.add_argument("--lianla", type=int, default=0, metavar="N",
-                   help="dealer streak level 连N拉N (dazhong32): adds 4N toward the bar")
-    p.add_argument("--wild", metavar="TILE", help="the wild tile (财神) of the game, e.g. P")
+    p.add_argument("--lianla", type=_checked(_level_arg), default=0, metavar="N",
+                   help="dealer streak level 连N拉N (dazhong32, 0..1000, the dealer only): "
+                        "adds 4N toward the bar")
+    p.add_argument("--wild", type=_checked(_wild_arg), metavar="TILE",
+                   help="the wild tile (财神) of the game, e.g. P")
     p.add_argument("--wait-rule", choices=("unique", "leftmost"), default="unique",
                    help="wait fans on a sole wait (国标, default) or read from the left "
                         "as the old 联众 client does")
@@ -531,9 +627,12 @@ def _add_game_options(p):
                    help="won on a kong replacement (杠上开花) or robbing a kong (抢杠和)")
     p.add_argument("--last-wall", action=flag, default=None,
                    help="won on the last tile of the wall (妙手回春 / 海底捞月)")
-    p.add_argument("--seat", metavar="WIND", help="seat wind (门风): E S W N")
-    p.add_argument("--round", metavar="WIND", help="prevalent wind (圈风): E S W N")
-    p.add_argument("--flowers", metavar="N|TILES", help="flowers: a count or tiles like 1f3f")
+    p.add_argument("--seat", type=_checked(_wind_arg("seat_wind")), metavar="WIND",
+                   help="seat wind (门风): E S W N")
+    p.add_argument("--round", type=_checked(_wind_arg("round_wind")), metavar="WIND",
+                   help="prevalent wind (圈风): E S W N")
+    p.add_argument("--flowers", type=_checked(_flowers_arg), metavar="N|TILES",
+                   help="flowers: a count 0..8 or tiles like 1f3f")
     for name, help_text in _FIRST_TURN.items():
         p.add_argument("--" + name.replace("_", "-"), action="store_true", help=help_text)
     p.add_argument("--lang", choices=("zh", "en"), default="zh",
@@ -584,16 +683,20 @@ def build_parser():
         "Fewest exchanges to a complete hand whose counted fans reach T (exact for closed "
         "hands), with example targets: what to keep, let go and draw.  The first use of a "
         "rule set builds its value index (a few minutes, then cached).")
-    di.add_argument("--seat-wind", default="E", metavar="WIND")
-    di.add_argument("--round-wind", default="E", metavar="WIND")
-    di.add_argument("--examples", type=int, default=3, metavar="K")
+    di.add_argument("--seat-wind", type=_checked(_wind_arg("seat_wind")), default="E",
+                    metavar="WIND")
+    di.add_argument("--round-wind", type=_checked(_wind_arg("round_wind")), default="E",
+                    metavar="WIND")
+    di.add_argument("--examples", type=_checked(_count_arg("examples", 1, 50)), default=3,
+                    metavar="K")
     di.set_defaults(func=_cmd_distance)
 
     ta = _reach_common(
         sub, "targets", "which fan combinations to aim at (6看 7停 8上)",
         "Named fan combinations reaching the bar (fan table and seed 000), ranked for a "
         "closed hand by distance and ways to draw the missing tiles.")
-    ta.add_argument("--top", type=int, default=8, metavar="K", help="rows to show")
+    ta.add_argument("--top", type=_checked(_count_arg("top", 0, 10_000)), default=8,
+                    metavar="K", help="rows to show")
     ta.set_defaults(func=_cmd_targets)
 
     fa = sub.add_parser("fans", help="list the fans of a rule set",
@@ -660,11 +763,22 @@ def build_parser():
                         description="Serve the quiz and the hand builder as a web page with "
                                     "Voila; every student opening it gets the same questions "
                                     "for the same --seed.")
-    ap.add_argument("--port", type=int, default=8866, help="port (default: 8866)")
-    ap.add_argument("--seed", type=int, default=0, help="quiz seed (default: 0)")
-    ap.add_argument("--questions", type=int, default=10, help="questions (default: 10)")
-    ap.add_argument("--difficulty", choices=["easy", "medium", "hard"], default="medium")
-    ap.add_argument("--lang", choices=["zh", "en"], default="zh")
+    ap.add_argument("--port", type=int, default=8866,
+                    help="port on 127.0.0.1 (default: 8866); only the host names "
+                         "127.0.0.1 and localhost are answered")
+    ap.add_argument("--seed", type=int, default=0, help="quiz seed, 0..10**9 (default: 0)")
+    ap.add_argument("--questions", type=int, default=10, help="questions, 1..200 (default: 10)")
+    ap.add_argument("--difficulty", default="medium", help="easy, medium or hard")
+    ap.add_argument("--lang", default="zh", help="zh or en (default: zh)")
+    ap.add_argument("--results", metavar="DIR",
+                    help="folder for the teacher's copies of the quiz results, one CSV per "
+                         "student's quiz (default: ./mjkit-results; never inside the package)")
+    ap.add_argument("--idle-timeout", type=int, default=600, metavar="SECONDS",
+                    help="stop a student's kernel (about 220 MB) after this long idle with no "
+                         "browser connected, 10..86400 (default: 600)")
+    ap.add_argument("--max-kernels", type=int, default=40, metavar="N",
+                    help="students served at once; beyond, a 'the class is full' page "
+                         "(default: 40)")
     ap.add_argument("--browser", action="store_true", help="open a browser too")
     ap.set_defaults(func=_cmd_app)
     return parser

@@ -22,9 +22,10 @@ import pytest
 
 #: Test modules that need the game kernel or the value index, or run in processes of their
 #: own that should find every kernel compiled (notebooks, the browser app).
-LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_distance.py",
-        "test_targets.py", "test_cli.py", "test_readme.py", "test_widgets.py",
-        "test_notebooks.py", "test_browser.py")
+LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_checkpoint_integrity.py",
+        "test_distance.py", "test_targets.py", "test_cache_integrity.py", "test_cli.py",
+        "test_readme.py", "test_widgets.py", "test_notebooks.py", "test_app_server.py",
+        "test_browser.py")
 
 #: What the helper runs: the game kernel (dazhong32 and gb tables have the same
 #: types, so one compilation serves both), the value index of dazhong32 and the
@@ -48,7 +49,34 @@ def _late_rank(item):
     return LATE.index(os.path.basename(str(item.fspath)))
 
 
+#: Opt-in markers and the environment variable that also selects each.
+OPT_IN = {"slow": "MJKIT_SLOW", "oracle_full": "MJKIT_ORACLE_FULL"}
+
+
+def opt_in_selected(config, name):
+    """Whether the opt-in marker ``name`` was asked for (``-m name`` or its variable)."""
+    return name in (config.getoption("markexpr") or "") or os.environ.get(OPT_IN[name]) == "1"
+
+
+@pytest.fixture
+def slow_selected(request):
+    """True when the long variants run (``-m slow`` or ``MJKIT_SLOW=1``)."""
+    return opt_in_selected(request.config, "slow")
+
+
+def _skip_opt_in(config, items):
+    """Long tests run only when asked for: ``-m slow`` / ``-m oracle_full`` or the variable."""
+    for name, var in OPT_IN.items():
+        if opt_in_selected(config, name):
+            continue
+        skip = pytest.mark.skip(reason=f"long: run with -m {name} or {var}=1")
+        for it in items:
+            if it.get_closest_marker(name) is not None:
+                it.add_marker(skip)
+
+
 def pytest_collection_modifyitems(session, config, items):
+    _skip_opt_in(config, items)
     late = [it for it in items if _late(it)]
     if not late or len(late) == len(items):
         return

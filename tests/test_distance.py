@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pytest
@@ -306,9 +305,6 @@ def test_summary_and_frame():
 
 @pytest.mark.slow
 def test_families_are_the_complete_hands(request):
-    if "slow" not in (request.config.getoption("markexpr") or "") \
-            and os.environ.get("MJKIT_SLOW") != "1":
-        pytest.skip("long: run with -m slow or MJKIT_SLOW=1")
     fam = VI.families()
     pats = np.empty((fam.n, 34), np.uint8)
     from mjkit._kernels import value_index as KV

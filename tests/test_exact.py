@@ -14,7 +14,6 @@ The full recomputation of the fan tables (minutes) is behind ``-m slow``
 """
 
 import math
-import os
 from itertools import combinations_with_replacement
 
 import numba
@@ -31,12 +30,6 @@ from mjkit.rules.catalogue import catalogue_lists
 
 NONE = np.zeros((0, 34), np.uint8)
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
-
-
-def _slow(request):
-    selected = "slow" in (request.config.getoption("markexpr") or "")
-    if not (selected or os.environ.get("MJKIT_SLOW") == "1"):
-        pytest.skip("long: run with -m slow or MJKIT_SLOW=1")
 
 
 @pytest.fixture(scope="module")
@@ -504,7 +497,6 @@ def test_main_help(capsys):
 @pytest.mark.slow
 def test_four_set_hands_match_every_product_of_sets(request):
     """All 11,498,658 regular patterns = every 4 sets + pair, deduplicated."""
-    _slow(request)
     sets = np.zeros((55, 34), np.uint8)
     for t in range(34):
         sets[t, t] = 3
@@ -530,7 +522,6 @@ def test_four_set_hands_match_every_product_of_sets(request):
 @pytest.mark.parametrize("rules", E.RULES)
 def test_shipped_fan_tables_are_reproduced(request, rules, tmp_path):
     """Recompute one rule set from scratch (two to three minutes) and compare."""
-    _slow(request)
     fresh = mjkit.exact.fan_distribution(rules, recompute=True, workdir=tmp_path, progress=False)
     shipped = mjkit.exact.fan_distribution(rules)
     for name in ("totals", "thresholds", "combinations", "fans"):

@@ -21,7 +21,6 @@ counted and reported but does not fail the test.
 from __future__ import annotations
 
 import collections
-import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -375,9 +374,6 @@ def test_known_difference_is_exercised():
 @pytest.mark.oracle_full
 def test_oracle_full(request):
     """1,000,000 hands, in chunks, strict (明暗杠 on); opt-in."""
-    selected = "oracle_full" in (request.config.getoption("markexpr") or "")
-    if not selected and os.environ.get("MJKIT_ORACLE_FULL") != "1":
-        pytest.skip("opt-in: run with -m oracle_full or MJKIT_ORACLE_FULL=1")
     _require_pgb()
     rng = np.random.default_rng(ORACLE_SEED)
     all_mismatches: list[_Mismatch] = []

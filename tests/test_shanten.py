@@ -32,7 +32,6 @@ import collections
 import doctest
 import importlib
 import itertools
-import os
 from functools import lru_cache
 
 import numba
@@ -486,9 +485,6 @@ def test_pgb_near_complete_hands():
 @pytest.mark.oracle_full
 def test_pgb_full(request):
     """1,000,000 hands; opt in with ``-m oracle_full`` or ``MJKIT_ORACLE_FULL=1``."""
-    selected = "oracle_full" in (request.config.getoption("markexpr") or "")
-    if not selected and os.environ.get("MJKIT_ORACLE_FULL") != "1":
-        pytest.skip("opt-in: run with -m oracle_full or MJKIT_ORACLE_FULL=1")
     for lo in range(0, N_FULL_RANDOM, 100_000):
         _check_against_pgb(random_closed(100_000, SEED + 100 + lo), f"random closed hands {lo:,}+")
     for lo in range(0, N_FULL_NEAR, 50_000):

@@ -8,7 +8,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-import time
 
 import numpy as np
 import pytest
