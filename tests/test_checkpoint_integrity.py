@@ -28,6 +28,7 @@ from mjkit.rules import get_rules
 from mjkit.sim import (backend, default_study, load_results, play_hands, results, simulate,
                        streak_chain)
 from mjkit.sim.study import study_params
+from test_study import assert_same_study
 
 LEVELS = [8]
 HANDS = 200
@@ -41,13 +42,6 @@ def _study(folder=None, **kw):
             "checkpoint": folder}
     args.update(kw)
     return simulate("dazhong32", **args)
-
-
-def assert_same_study(a, b):
-    pd.testing.assert_frame_equal(pd.DataFrame(a), pd.DataFrame(b))
-    pd.testing.assert_frame_equal(a.combinations, b.combinations)
-    pd.testing.assert_frame_equal(a.fan_totals, b.fan_totals)
-    assert a.stats == b.stats
 
 
 def _quiet(fn, *args, **kw):
