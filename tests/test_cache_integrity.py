@@ -453,7 +453,7 @@ def test_real_index_with_damaged_ids_is_rebuilt_not_believed(real_copy, monkeypa
 
 
 @pytest.mark.slow
-def test_real_index_with_damaged_ids_is_truly_rebuilt(slow, real_copy):
+def test_real_index_with_damaged_ids_is_truly_rebuilt(real_copy):
     """The same with the real builder (minutes)."""
     _damage_ids(real_copy["folder"], real_copy["key"])
     with warnings.catch_warnings(record=True) as caught:
