@@ -222,7 +222,8 @@ def test_a_damaged_or_missing_study_json_leaves_the_folder_usable(made, tmp_path
         head.unlink()
         head.mkdir()
     if damage == "folder":
-        with pytest.raises(HandError, match="study.json"):
+        with pytest.warns(UserWarning, match="study.json"), \
+                pytest.raises(HandError, match="study.json"):
             _study(folder)
         return
     table, said = _quiet(_study, folder)

@@ -353,7 +353,10 @@ def test_table_cache(tmp_path, monkeypatch):
     data = bytearray(path.read_bytes())
     data[-1] ^= 1
     path.write_bytes(bytes(data))
-    ms._load_or_build()
+    from mjkit._cache import CacheWarning
+
+    with pytest.warns(CacheWarning, match="damaged"):
+        ms._load_or_build()
     assert ms.TABLE_INFO["source"] == "built"
     ms._load_or_build()
     assert ms.TABLE_INFO["source"] == "disk"
