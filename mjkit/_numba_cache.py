@@ -22,6 +22,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
+from .storage import probe_write
+
 _PACKAGE = Path(__file__).resolve().parent
 
 #: What :func:`ensure` decided: ``None`` (numba caches as usual), a folder
@@ -33,7 +35,7 @@ def _writable(path) -> bool:
     """numba's own test of a cache folder: it can be created and written to."""
     try:
         os.makedirs(path, exist_ok=True)
-        tempfile.TemporaryFile(dir=path).close()
+        probe_write(path)
         return True
     except OSError:
         return False

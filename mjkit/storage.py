@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 __all__ = [
-    "DamagedFile", "atomic_write", "atomic_write_bytes", "atomic_write_text", "digest_bytes",
+    "DamagedFile", "probe_write", "atomic_write", "atomic_write_bytes", "atomic_write_text", "digest_bytes",
     "digest_file", "file_lock", "read_manifest", "seal", "unseal", "verify_manifest",
     "write_manifest", "canonical_json",
 ]
@@ -125,6 +125,17 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, *, mode: int = 0o64
 def atomic_write_text(path: str | os.PathLike, text: str, *, mode: int = 0o644) -> Path:
     """:func:`atomic_write` of UTF-8 text."""
     return atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def probe_write(folder: str | os.PathLike) -> None:
+    """Create and remove a file in ``folder``: OSError unless a file can really be written.
+
+    A real write, not :func:`os.access`: it also catches read-only mounts,
+    root squash and full disks.
+    """
+    fd, probe = tempfile.mkstemp(prefix=".mjkit-probe.", suffix=".tmp", dir=folder)
+    os.close(fd)
+    os.unlink(probe)
 
 
 def is_temporary(name: str) -> bool:

@@ -36,13 +36,13 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import HandError
 from ..validate import whole
+from ..storage import probe_write
 
 __all__ = ["AppOptions", "check_options", "results_folder", "allowed_hosts", "host_allowed",
            "to_env", "from_env", "notebook_settings", "serve", "DEFAULT_RESULTS",
@@ -133,10 +133,7 @@ def results_folder(path=None, *, create: bool = True) -> Path:
         return p
     try:
         p.mkdir(parents=True, exist_ok=True)
-        # a real write, not os.access: it also catches read-only mounts and root-squash
-        fd, probe = tempfile.mkstemp(prefix=".mjkit-probe-", dir=p)
-        os.close(fd)
-        os.unlink(probe)
+        probe_write(p)
     except OSError as exc:
         raise HandError(f"--results {p} cannot be created or written: "
                         f"{exc.strerror or exc}") from None

@@ -457,8 +457,6 @@ def check_writable(paths, what):
 
 def check_folder(folder, what):
     """Create ``folder`` if needed and make sure a file can be written there."""
-    import tempfile
-
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -468,9 +466,7 @@ def check_folder(folder, what):
     if not folder.is_dir():
         raise HandError(f"{what}: {str(folder)!r} is not a folder")
     try:
-        fd, probe = tempfile.mkstemp(prefix=".mjkit-probe.", suffix=".tmp", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
+        storage.probe_write(folder)
     except OSError as exc:
         raise HandError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})"
                         ) from None
