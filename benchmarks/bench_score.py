@@ -3,11 +3,21 @@
     python benchmarks/bench_score.py [--hands 100000] [--seed 1]
 
 Prints hands/s for ``mjkit.score_batch`` on one thread and on all threads,
+a per-phase profile of the scoring kernel on the same hands (``--phases``),
 for ``dazhong32`` with 0, 1, 2 and 4 wild tiles per hand, for PyMahjongGB (``MahjongFanCalculator``, positional arguments prepared
 beforehand as tuples), their ratio, the latency of one ``mjkit.score`` call,
 and the time a fresh process with a warm numba cache takes to import mjkit
 and score its first hand.  Targets (issue 2): >= 10x PyMahjongGB on one
-core, <= 50 us per score() call, <= 2 s to the first score.
+core, <= 50 us per score() call, <= 2 s to the first score; issue 13:
+<= 0.65 us per hand on one core.
+
+The phase profile runs the evaluator's own building blocks
+(``mjkit._kernels.evaluate``) cumulatively on the same rows, one thread:
+phase k runs phases 1..k, so the time of phase k is the difference of two
+runs.  Phase 5 (套算一次) runs the chow combination search alone on each
+split; phase 6 replaces it with the whole fan detection of the split, so
+phase 6 shows the other fans.  The last line is the real kernel
+(``score_rows_plain``) less phase 8: writing the results and the batch loop.
 """
 
 import argparse
@@ -18,11 +28,122 @@ import time
 from pathlib import Path
 
 import numba
+import numpy as np
+from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import mjkit  # noqa: E402
 from _common import best_rate  # noqa: E402
 from mjkit.random_hands import random_wild_hands, random_winning_hands  # noqa: E402
+from mjkit._kernels import evaluate as E  # noqa: E402
+from mjkit._kernels.fans import chow_fans  # noqa: E402
+from mjkit._kernels.layout import CHOW, DEC_FORM, DEC_KNIT, DEC_LEN, FORM_SEVEN_PAIRS  # noqa: E402
+from mjkit._kernels.shapes import enumerate_divisions  # noqa: E402
+
+PHASES = ("read the row, shared fans", "special forms (knitted, 7 pairs, ...)",
+          "splits (enumerate_divisions)", "waits (count_waits)",
+          "load split, chow fans (套算一次)", "other fan detection", "不计 (apply_rules), keep best",
+          "连拉, flowers (finish)")
+
+
+@njit(cache=True)
+def phase_run(rows, rules, upto):
+    """Score ``rows`` (no wild tile, 国标 wait rule) up to phase ``upto`` (1..8)."""
+    nf = rules.points.shape[0]
+    ws = np.zeros(E.WS_LEN, np.int64)
+    s = E.eval_scratch(ws)
+    out = E.ScoreOut(np.zeros(nf, np.int64), np.zeros(0, np.int64), np.zeros(DEC_LEN, np.int64))
+    acc = 0
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        dec = out.dec
+        for k in range(DEC_LEN):
+            dec[k] = 0
+        dec[DEC_KNIT] = -1
+        h = E.read_row(row, s)
+        if upto == 1:
+            continue
+        best = np.int64(-1)
+        if h.n_fixed <= 1 and h.n_distinct_suited >= 9:
+            best = E.knitted_reading(h, s, rules, out, best)
+        if best < 0 and h.n_fixed == 0:
+            best = E.special_reading(h, s, rules, out, best)
+        if upto == 2:
+            continue
+        if best < 0 or dec[DEC_FORM] == FORM_SEVEN_PAIRS:
+            n_sets = 4 - h.n_fixed
+            nd = enumerate_divisions(s.c, n_sets, s.split_kind, s.split_tile, s.split_pair, s.work)
+            if nd > 0:
+                for t in range(34):
+                    s.standing[t] = s.c[t]
+                s.standing[h.win] -= 1
+                nine = h.n_fixed == 0 and E.is_nine_gates(s.standing)
+                E.order_splits(s, nd, n_sets, rules.tie_order)
+                if upto == 3:
+                    continue
+                n_waits = E.split_waits(h, s, nd, n_sets, rules.table)
+                if upto == 4:
+                    continue
+                seven = dec[DEC_FORM] == FORM_SEVEN_PAIRS
+                for q in range(nd):
+                    d = s.split_order[q]
+                    E.load_split(s, d, h.n_fixed, nf)
+                    if upto == 5:
+                        ctiles = s.work[0:4]
+                        n = 0
+                        for j in range(4):
+                            if s.kind[j] == CHOW:
+                                ctiles[n] = s.tile[j]
+                                n += 1
+                        E.sort_by_key(ctiles, n, rules.tie_order)
+                        if n >= 2:
+                            chow_fans(ctiles, n, rules.points, s.cand, s.work[8:32])
+                        continue
+                    E.regular_reading(h, s, rules, s.split_pair[d], n_waits, E.WAIT_UNIQUE, nine)
+                    if upto == 6:
+                        continue
+                    best = E.keep_split(s, rules, out, best, s.split_pair[d], seven)
+        if upto == 7:
+            acc += best
+            continue
+        acc += E.finish(row, h, rules, best, out)
+    return acc
+
+
+def phase_profile(rows, rules, repeats):
+    """Print the cumulative phase times (us/hand, one thread) beside the real kernel.
+
+    CPU time of this process, the best of ``repeats`` rounds, each round
+    running every phase once in turn: the differences are small, and neither
+    other processes' share of a busy machine nor its drift between phases
+    should show in them.
+    """
+    n = len(rows)
+    kr = rules.kernel_rules()
+    used = rules.used_array()
+    totals = np.empty(n, np.int64)
+    counted = np.empty(n, np.int64)
+    fans = np.empty((n, len(used)), np.int32)
+    wait = np.full(n, E.WAIT_UNIQUE, np.int64)
+    runs = [(lambda k=k: phase_run(rows, kr, k)) for k in range(1, len(PHASES) + 1)]
+    runs.append(lambda: E.score_rows_plain(rows, kr, wait, used, totals, counted, fans, 1))
+    for fn in runs:
+        fn()                                 # compile / load, touch the outputs
+    best = [float("inf")] * len(runs)
+    for _ in range(repeats):
+        for i, fn in enumerate(runs):
+            t = time.process_time()
+            fn()
+            best[i] = min(best[i], time.process_time() - t)
+    cum = [0.0] + [1e6 * b / n for b in best]
+    full = cum[-1]
+    print()
+    print(f"phase profile, one thread, {n:,} hands (cumulative runs, CPU time; us/hand and share):")
+    names = list(PHASES) + ["result writing, batch loop"]
+    for k, name in enumerate(names, 1):
+        dt = cum[k] - cum[k - 1]
+        print(f"  {name:<40}{dt:>8.3f} us{100 * dt / full:>7.1f} %")
+    print(f"  {'whole kernel (score_rows_plain)':<40}{full:>8.3f} us   (target <= 0.65 us)")
 
 
 def main(argv=None):
@@ -30,6 +151,7 @@ def main(argv=None):
     ap.add_argument("--hands", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--phases", action="store_true", help="only the phase profile")
     args = ap.parse_args(argv)
 
     print(f"mjkit {mjkit.__version__}, numba {numba.__version__}, "
@@ -38,6 +160,11 @@ def main(argv=None):
     t = time.perf_counter()
     batch = mjkit.HandBatch.from_hands(texts, keep_hands=True)
     print(f"prepared {len(texts):,} hands in {time.perf_counter() - t:.1f} s (parsing, not timed below)")
+    numba.set_num_threads(1)
+    phase_profile(batch.rows, mjkit.get_rules("gb"), max(args.repeats, 7))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    if args.phases:
+        return 0
     mjkit.score_batch(batch)  # compile / load the cache
 
     rates = {}

@@ -13,18 +13,21 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
-import pandas as pd
 
 from ._kernels import layout as L
-from ._kernels.evaluate import WS_LEN, score_hand_row, score_rows
+from ._kernels.evaluate import (
+    WAIT_UNIQUE, WS_LEN, leftmost_wait_fan, leftmost_wait_fans, score_hand_row, score_plain_row,
+    score_rows, score_rows_plain,
+)
 from ._kernels.shapes import knitted_tile
+from . import messages as M
 from . import validate as V
 from .errors import HandError
 from .hand import Hand, Meld, parse_hand
 from .rules import fan_catalogue, get_rules
 from .rules.catalogue import catalogue_lists
 from .rules.ruleset import DEALER_ONLY
-from .tiles import N_KINDS, tile_from_str, tile_to_str, tiles_to_str
+from .tiles import N_KINDS, set_tiles, tile_to_str, tiles_to_str
 
 __all__ = ["FanLine", "ScoreResult", "HandBatch", "BatchResult", "score", "score_batch",
            "encode_hand", "check_rows", "fan_table", "WAIT_RULES"]
@@ -52,30 +55,12 @@ _SITUATION_BITS = (
 
 def _as_hand(hand_or_text, situation):
     if isinstance(hand_or_text, Hand):
-        if situation:
-            return parse_hand(str(hand_or_text), **situation)
+        if situation:  # the hand with the keywords applied (no detour through text)
+            return parse_hand(hand_or_text, **situation)
         return hand_or_text
     if isinstance(hand_or_text, str):
         return parse_hand(hand_or_text, **situation)
     raise HandError(f"expected a Hand or a notation string, got {type(hand_or_text).__name__}")
-
-
-def _wild_kind(wild):
-    """The wild tile kind (0..33) from notation or an index, or -1 for None."""
-    if wild is None:
-        return -1
-    if isinstance(wild, str):
-        try:
-            t = tile_from_str(wild.strip())
-        except HandError as exc:
-            raise HandError(f"wild must be a tile such as 'P' or '5z': {exc}") from None
-    elif isinstance(wild, (int, np.integer)) and not isinstance(wild, (bool, np.bool_)):
-        t = int(wild)
-    else:
-        raise HandError(f"wild must be a tile such as 'P' or '5z', got {wild!r}")
-    if not 0 <= t < N_KINDS:
-        raise HandError(f"wild must be one of the 34 tile kinds (not a flower), got {wild!r}")
-    return t
 
 
 def _wild_kinds(wild, n):
@@ -86,16 +71,17 @@ def _wild_kinds(wild, n):
         out = np.empty(n, np.int32)
         for i, x in enumerate(wild):
             try:
-                out[i] = _wild_kind(x)
+                out[i] = V.wild_kind(x)
             except HandError as exc:
-                raise HandError(f"hand {i}: {exc}") from None
+                raise HandError(f"hand {i}: {exc}", code=exc.code) from None
         return out
-    return np.full(n, _wild_kind(wild), np.int32)
+    return np.full(n, V.wild_kind(wild), np.int32)
 
 
 def _wait_flag(wait_rule):
     if wait_rule not in WAIT_RULES:
-        raise HandError(f"wait_rule must be one of {WAIT_RULES}, got {wait_rule!r}")
+        raise HandError(f"wait_rule must be one of {WAIT_RULES}, got {wait_rule!r}",
+                        code="unknown_name")
     return L.F_LEFTMOST if wait_rule == "leftmost" else 0
 
 
@@ -105,7 +91,7 @@ def _check_wild_melds(hand, wild):
     for m in hand.melds:
         if wild in m.tiles and not (m.kind == "kong" and m.concealed):
             raise HandError(f"meld {m} uses the wild tile {tile_to_str(wild)}: a wild tile "
-                            "can only be in a concealed kong (混杠)")
+                            "can only be in a concealed kong (混杠)", code="bad_meld")
 
 
 def meld_code(meld):
@@ -270,24 +256,14 @@ class ScoreResult:
 
     def verdict(self, lang="en"):
         """Whether declaring this win is legal, in words (the P胡 warning)."""
-        level = f"连{self.lianla}拉{self.lianla}" if self.lianla else ""
-        if lang == "zh":
-            if not self.is_win:
-                return "未和牌：这手牌不成和牌型，宣布和牌即为P胡。"
-            where = f"（{level}，{self.minimum}−{self.minimum - self.bar}）" if level else ""
-            if self.legal:
-                return f"可以和：计番 {self.hand_points} ≥ 起和 {self.bar}{where}。"
-            return (f"P胡警告：计番 {self.hand_points}，起和需 {self.bar}{where}，"
-                    f"还差 {self.short_by} 番（花牌、无财神不计入起和）。")
+        lang = M.lang_or_en(lang)       # any other value: English, as always
         if not self.is_win:
-            return "Not a complete hand: declaring a win would be a false win (P胡)."
-        where = (f" at {level} ({self.minimum} - {self.minimum - self.bar})" if level else "")
-        if self.legal:
-            return (f"Legal win: {self.hand_points} counted fans, "
-                    f"{self.bar} needed{where}.")
-        return (f"P胡 warning: {self.hand_points} counted fans, {self.bar} needed{where}: "
-                f"{self.short_by} short. Flowers and 无财神 do not count toward it; "
-                "declaring this win would be a false win (P胡).")
+            return M.text("score.verdict.not_win", lang)
+        level = f"连{self.lianla}拉{self.lianla}" if self.lianla else ""
+        where = M.text("score.verdict.where", lang, level=level, minimum=self.minimum,
+                       relief=self.minimum - self.bar) if level else ""
+        return M.text("score.verdict.legal" if self.legal else "score.verdict.short", lang,
+                      points=self.hand_points, bar=self.bar, where=where, short=self.short_by)
 
     def fan_counts(self):
         """``{zh name: count}`` of the counted fans."""
@@ -295,6 +271,8 @@ class ScoreResult:
 
     def to_frame(self):
         """The fans as a DataFrame (zh, en, points, count, value, excludes, toward the bar)."""
+        import pandas as pd  # lazily: scoring does not need pandas
+
         return pd.DataFrame(
             [{"id": f.id, "zh": f.zh, "en": f.en, "points": f.points, "count": f.count,
               "value": f.value, "excludes": " ".join(f.excludes),
@@ -344,11 +322,8 @@ def fan_table(rules="gb"):
 
 @functools.lru_cache(maxsize=None)
 def _set_text(kind, t):
-    if kind == "chow":
-        return tiles_to_str([t, t + 1, t + 2])
-    if kind == "pair":
-        return tiles_to_str([t, t])
-    return tiles_to_str([t] * (3 if kind == "pung" else 4))
+    """Notation of a set's tiles, e.g. ``"123m"`` (cached: every result writes its sets)."""
+    return tiles_to_str(set_tiles(kind, t))
 
 
 _KIND_NAMES = {L.CHOW: "chow", L.PUNG: "pung", L.KONG: "kong"}
@@ -441,13 +416,13 @@ def _build_result(hand, rs, total, fan, raw, dec, *, lianla=0, wild=-1, wait_rul
 
 def _game_options(hand, rs, wild, lianla, wait_rule):
     """Validate the game options against the hand and rule set: (wild, level, flags)."""
-    w = _wild_kind(wild)
+    w = V.wild_kind(wild)
     if w >= 0:
         _check_wild_melds(hand, w)
     n = rs.streak_level(lianla, hand.seat_wind)
     if rs.self_drawn_only and not hand.self_drawn:
         raise HandError(f"rule set {rs.name!r} wins by self-draw only (自摸): "
-                        "pass self_drawn=True")
+                        "pass self_drawn=True", code="bad_flag")
     return w, n, _wait_flag(wait_rule)
 
 
@@ -497,8 +472,35 @@ def score(hand_or_text, rules="gb", *, wild=None, lianla=0, wait_rule="unique", 
     w, n, flags = _game_options(hand, rs, wild, lianla, wait_rule)
     row = encode_hand(hand, wild=w, lianla=n, flags=flags)
     fan, raw, dec, ws = _buffers(rs.n_fans)
-    total = score_hand_row(row, *rs.kernel_args(), fan, raw, dec, ws)
+    total = _score_one(row, rs.kernel_rules(), fan, raw, dec, ws)
     return _build_result(hand, rs, total, fan, raw, dec, lianla=n, wild=w, wait_rule=wait_rule)
+
+
+def _score_one(row, rules, fan, raw, dec, ws):
+    """Score one kernel row with the smallest kernel that can: a row with a wild
+    tile in hand needs the wild-tile search (``score_hand_row``), a row without
+    one does not (``score_plain_row``, the old client's wait fan given).  Each
+    kernel compiles on its first use only."""
+    w = int(row[L.WILD])
+    if w >= 0 and row[L.COUNTS + w] > 0:
+        return score_hand_row(row, rules, fan, raw, dec, ws)
+    wait_fan = leftmost_wait_fan(row, ws) if row[L.FLAGS] & L.F_LEFTMOST else WAIT_UNIQUE
+    return score_plain_row(row, rules, fan, raw, dec, ws, wait_fan)
+
+
+def _score_many(rows, rules, used, totals, counted, fans, n_chunks):
+    """Score kernel rows as :func:`_score_one` does, in parallel."""
+    w = rows[:, L.WILD]
+    held = np.take_along_axis(rows, np.clip(w, 0, L.N_KINDS - 1)[:, None] + L.COUNTS, axis=1)[:, 0]
+    if ((w >= 0) & (held > 0)).any():
+        score_rows(rows, rules, used, totals, counted, fans, n_chunks)
+        return
+    if (rows[:, L.FLAGS] & L.F_LEFTMOST).any():
+        wait_fans = np.empty(len(rows), np.int64)
+        leftmost_wait_fans(rows, wait_fans)
+    else:
+        wait_fans = np.full(len(rows), WAIT_UNIQUE, np.int64)
+    score_rows_plain(rows, rules, wait_fans, used, totals, counted, fans, n_chunks)
 
 
 class HandBatch:
@@ -577,9 +579,9 @@ class HandBatch:
                     _check_wild_melds(hand, w)
                 if levels[i] and hand.seat_wind != 0:
                     raise HandError(f"lianla={levels[i]} with seat="
-                                    f"{'ESWN'[hand.seat_wind]}: {DEALER_ONLY}")
+                                    f"{'ESWN'[hand.seat_wind]}: {DEALER_ONLY}", code="bad_flag")
             except HandError as exc:
-                raise HandError(f"hand {i}: {exc}") from None
+                raise HandError(f"hand {i}: {exc}", code=exc.code) from None
             encode_hand(hand, rows[i], wild=w, lianla=levels[i], flags=flags)
             if keep_hands:
                 parsed.append(hand)
@@ -760,7 +762,7 @@ def check_rows(rows):
         try:
             _decode_row(r[i])
         except HandError as exc:
-            raise HandError(f"row {i}: {exc}") from None
+            raise HandError(f"row {i}: {exc}", code=exc.code) from None
     return r
 
 
@@ -776,7 +778,7 @@ def _check_wild_rows(rows, label="hand"):
         if bad.any():
             j = int(np.argmax(bad))
             raise HandError(f"{label} {j}: a meld uses the wild tile {tile_to_str(int(w[j]))}: a "
-                            "wild tile can only be in a concealed kong (混杠)")
+                            "wild tile can only be in a concealed kong (混杠)", code="bad_meld")
 
 
 def _decode_row(row):
@@ -834,6 +836,8 @@ class BatchResult:
         cat = catalogue_lists()
         names = cat.zh if lang == "zh" else cat.en
         pos = {k: i for i, k in enumerate(cat.key)}
+        import pandas as pd  # lazily: scoring does not need pandas
+
         return pd.DataFrame(self.fan_counts, columns=[names[pos[k]] for k in self.fans])
 
 
@@ -849,7 +853,7 @@ def _override(rows, wild, lianla, wait_rule):
         if bad.any():
             i = int(np.argmax(bad))
             raise HandError(f"hand {i}: lianla={int(levels[i])} with seat="
-                            f"{'ESWN'[int(rows[i, L.SEAT])]}: {DEALER_ONLY}")
+                            f"{'ESWN'[int(rows[i, L.SEAT])]}: {DEALER_ONLY}", code="bad_flag")
         rows[:, L.LIANLA] = levels      # 0..MAX_LEVEL: fits the int32 field
     if wait_rule is not None:
         rows[:, L.FLAGS] = (rows[:, L.FLAGS] & ~L.F_LEFTMOST) | _wait_flag(wait_rule)
@@ -897,7 +901,7 @@ def score_batch(batch, rules="gb", *, wild=None, lianla=None, wait_rule=None):
             bad = (rows[:, L.FLAGS] & L.F_SELF_DRAWN) == 0
             if bad.any():
                 raise HandError(f"hand {int(np.argmax(bad))}: rule set {rs.name!r} wins by "
-                                "self-draw only (自摸)")
+                                "self-draw only (自摸)", code="bad_flag")
         top = int(rows[:, L.LIANLA].max())
         if top:
             rs.threshold(top)  # raises if the rule set has no 连拉
@@ -908,7 +912,7 @@ def score_batch(batch, rules="gb", *, wild=None, lianla=None, wait_rule=None):
     if n:
         # Chunks are independent; a few per thread keeps the cores busy.
         n_chunks = max(1, min(n, 4 * numba.get_num_threads()))
-        score_rows(rows, *rs.kernel_args(), rs.used_array(), totals, counted, fans, n_chunks)
+        _score_many(rows, rs.kernel_rules(), rs.used_array(), totals, counted, fans, n_chunks)
     keys = catalogue_lists().key
     return BatchResult(totals=totals, fan_counts=fans, fans=[keys[i] for i in used],
                        rules=rs.name, counted=counted,

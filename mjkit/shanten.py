@@ -46,19 +46,21 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
-import pandas as pd
+from ._lazy import pandas as pd  # imported on first use: scoring needs no pandas
 
 from . import _cache
 from ._cache import cache_dir
 from ._kernels import shanten as K
+from ._kernels.bundles import ShantenTables
 from .errors import HandError
-from .hand import (MAX_TEXT_LEN, Hand, Meld, _parse_suffix, _scan_tile_part, _single_meld,
-                   parse_hand)
-from .tiles import N_KINDS, TILE_NAMES_ZH, _index, tile_from_str, tile_to_str, tiles_to_str
+from .hand import (MAX_TEXT_LEN, Hand, Meld, hand_text, parse_hand, parse_meld, parse_situation,
+                   read_tile_part)
+from .tiles import (N_KINDS, TILE_NAMES_ZH, tile_from_str, tile_index, tile_to_str,
+                    tiles_of_counts)
 
 __all__ = ["FORMS", "FORM_NAMES", "NO_FORM", "TABLE_INFO", "ShantenResult", "DiscardOption",
            "ShantenBatch", "shanten", "shanten_batch", "shanten_tables",
-           "build_shanten_tables"]
+           "build_shanten_tables", "read_hand_counts"]
 
 #: Form keys, in the order of ``ShantenBatch.by_form`` columns.
 FORMS = ("regular", "seven_pairs", "thirteen_orphans", "honors_knitted", "knitted_straight")
@@ -198,7 +200,7 @@ def _meld_list(melds: Any) -> list[Meld]:
     if isinstance(melds, str):
         if len(melds) > MAX_TEXT_LEN:
             raise HandError(f"input too long: {len(melds)} characters (at most {MAX_TEXT_LEN})")
-        found, loose = _scan_tile_part(melds)
+        found, loose = read_tile_part(melds)
         if loose:
             raise HandError(f"melds {melds!r} contain tiles outside brackets")
         return found
@@ -209,7 +211,7 @@ def _meld_list(melds: Any) -> list[Meld]:
     except TypeError:
         raise HandError("melds must be notation or Meld objects, "
                         f"got {type(melds).__name__}") from None
-    return [m if isinstance(m, Meld) else _single_meld(m) for m in items]
+    return [m if isinstance(m, Meld) else parse_meld(m) for m in items]
 
 
 def _tile_list(items: Any, what: str) -> list[int]:
@@ -217,7 +219,7 @@ def _tile_list(items: Any, what: str) -> list[int]:
     if isinstance(items, str):
         if len(items) > MAX_TEXT_LEN:
             raise HandError(f"input too long: {len(items)} characters (at most {MAX_TEXT_LEN})")
-        melds, loose = _scan_tile_part(items)
+        melds, loose = read_tile_part(items)
         return loose + [t for m in melds for t in m.tiles]
     try:
         seq = list(items)
@@ -226,7 +228,7 @@ def _tile_list(items: Any, what: str) -> list[int]:
                         f"got {type(items).__name__}") from None
     if len(seq) > 200:
         raise HandError(f"too many {what} ({len(seq)})")
-    return [tile_from_str(t) if isinstance(t, str) else _index(t) for t in seq]
+    return [tile_from_str(t) if isinstance(t, str) else tile_index(t) for t in seq]
 
 
 def _counts_of(tiles: list[int]) -> np.ndarray:
@@ -251,10 +253,10 @@ def _read_hand(hand: Any, melds: Any) -> tuple[np.ndarray, list[Meld]]:
         tile_part, bar, suffix = hand.partition("|")
         # A situation suffix is checked, then ignored (it does not change the
         # shanten), except win_tile=, which adds a tile: read as a full hand.
-        if bar and "win_tile" in _parse_suffix(suffix):
+        if bar and "win_tile" in parse_situation(suffix):
             h = parse_hand(hand)
             return _counts_of(list(h.concealed)), list(h.melds)
-        found, loose = _scan_tile_part(tile_part)
+        found, loose = read_tile_part(tile_part)
         return _counts_of(loose), found
     meld_list = _meld_list(melds)
     if isinstance(hand, np.ndarray):
@@ -307,9 +309,30 @@ def _check(counts: np.ndarray, melds: list[Meld], visible: np.ndarray) -> np.nda
     return np.array(melded, np.int64)
 
 
-def _read_checked(hand: Any, melds: Any, visible: Any):
-    """Concealed counts, melds, melded copies and visible counts of any accepted
-    input, validated (shared by shanten, distance_to and targets)."""
+def read_hand_counts(hand: Any, melds: Any = None, visible: Any = None):
+    """Read and check a hand as :func:`shanten` accepts it (shared by
+    :func:`mjkit.distance_to` and :func:`mjkit.targets`).
+
+    Parameters
+    ----------
+    hand, visible, melds
+        As for :func:`shanten`.
+
+    Returns
+    -------
+    counts : numpy.ndarray
+        Concealed tiles per kind, int64 ``(34,)``.
+    melds : list of Meld
+    melded : numpy.ndarray
+        Copies per kind in the melds, int64 ``(34,)``.
+    seen : numpy.ndarray
+        Visible copies per kind, int64 ``(34,)``.
+
+    Raises
+    ------
+    HandError
+        As :func:`shanten` does.
+    """
     counts, meld_list = _read_hand(hand, melds)
     seen = np.zeros(N_KINDS, np.int64) if visible is None else \
         _counts_of(_tile_list(visible, "visible tiles"))
@@ -503,14 +526,14 @@ def _run(counts: np.ndarray, n_melds: np.ndarray, melded: np.ndarray | None, mod
     mode does not fill them); a row that is no hand has shanten
     ``K.INVALID``.
     """
-    suit, honor = shanten_tables()
+    tabs = ShantenTables(*shanten_tables())
     n = counts.shape[0]
     out_s = np.empty(n, np.int64)
     out_f = np.empty((n, K.N_FORMS), np.int64) if mode != K.MODE_OVERALL else _UNUSED
     out_u = np.empty((n, K.N_FORMS), np.int64) if mode == K.MODE_USEFUL else _UNUSED
     kernel = K.shanten_rows if parallel else K.shanten_rows_serial
     kernel(counts, n_melds, _NO_MELDS if melded is None else melded,
-           1 if copy_limit else 0, mode, suit, honor, out_s, out_f, out_u)
+           1 if copy_limit else 0, mode, tabs, out_s, out_f, out_u)
     return (out_s, out_f if mode != K.MODE_OVERALL else None,
             out_u if mode == K.MODE_USEFUL else None)
 
@@ -542,12 +565,6 @@ def _overall_mask(forms_row: np.ndarray, masks_row: np.ndarray, best: int) -> in
         if int(v) == best:
             mask |= int(m)
     return mask
-
-
-def _hand_text(counts: np.ndarray, melds: list[Meld]) -> str:
-    c = counts.tolist()
-    tiles = [t for t in range(N_KINDS) for _ in range(c[t])]
-    return "".join(str(m) for m in melds) + tiles_to_str(tiles)
 
 
 def shanten(hand: Any, visible: Any = None, *, melds: Any = None) -> ShantenResult:
@@ -587,12 +604,12 @@ def shanten(hand: Any, visible: Any = None, *, melds: Any = None) -> ShantenResu
     >>> r.by_form["thirteen_orphans"], r.unseen_total
     (0, 37)
     """
-    counts, meld_list, melded, seen = _read_checked(hand, melds, visible)
+    counts, meld_list, melded, seen = read_hand_counts(hand, melds, visible)
     k = len(meld_list)
     # A discarded tile joins the visible ones, so these counts also hold
     # after any discard of a 14-tile hand.
     unseen = (4 - counts - melded - seen).tolist()
-    text = _hand_text(counts, meld_list)
+    text = hand_text(tiles_of_counts(counts), meld_list)
     if int(counts.sum()) == 13 - 3 * k:
         s, f, u = _run(counts[None, :].copy(), np.array([k], np.int64),
                        melded[None, :].copy(), K.MODE_USEFUL)

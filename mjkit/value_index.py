@@ -1,16 +1,20 @@
 """The value of every complete closed hand, indexed for nearest-hand queries.
 
-:func:`value_index` scores each of the ~28 million complete closed 14-tile
-patterns (every form) once per rule set, in the situation of
+:func:`value_index` gives each of the ~28 million complete closed 14-tile
+patterns (every form) its value once per rule set, scored in the situation of
 :data:`mjkit.exact.SITUATION` (self-drawn, East seat and round, no flowers,
 the best winning tile), and keeps per pattern a small id into a table of
 distinct *(counted fans, hand fans)* rows.  :func:`mjkit.distance_to` and
 :func:`mjkit.targets` then find the nearest patterns worth enough without
 scoring anything (see :mod:`mjkit._kernels.value_index` for the query).
 
-Building takes about two to three minutes on two cores the first time a
-rule set is asked for (with a progress bar); the index (about 56 MB per
-rule set) is then kept in the user cache (``$MJKIT_CACHE_DIR``, default
+Building takes well under a minute the first time a rule set is asked for
+(with a progress bar): only the representatives of the patterns under
+permutations of the suits, of the winds South, West and North and of the
+dragons are scored (about 3.4 million, see :func:`symmetry` and the
+"building" section of :mod:`mjkit._kernels.value_index`), and every other
+pattern takes its representative's row.  The index (about 56 MB per rule
+set) is then kept in the user cache (``$MJKIT_CACHE_DIR``, default
 ``~/.cache/mjkit``) and memory-mapped by later processes.  The build is
 saved block by block, so an interrupted build resumes where it stopped.
 A different rule set (``RuleSet.derive``) or a change to the kernels gets
@@ -46,14 +50,16 @@ from . import _cache, storage
 from ._cache import cache_dir
 from ._kernels import complete as KC
 from ._kernels import value_index as KV
+from ._kernels.bundles import IndexSymmetry, PatternFamilies
 from .rules import get_rules
 from .rules.catalogue import fan_catalogue
 
 __all__ = ["Families", "ValueIndex", "families", "meld_families", "value_index", "INDEX_INFO"]
 
-# The on-disk form (part of the cache key): 2 = manifest with digests, three .npy files.
-_VERSION = 2
-_BLOCK = 1_000_000
+# The on-disk form (part of the cache key): 2 = manifest with digests, three .npy files;
+# 3 = build blocks of representatives.
+_VERSION = 3
+_BLOCK = 400_000        # representatives per build block
 _BINOM4 = np.array([1, 4, 6, 4, 1], np.int64)
 
 #: How each :func:`value_index` was obtained, by rule set name: ``source``
@@ -95,8 +101,9 @@ class Families:
         return int(self.class_off[-1]) + len(self.small)
 
     def arrays(self):
-        return (self.classes, self.class_off, self.suit_vecs, self.suit_ptr, self.hon_vecs,
-                self.hon_ptr, self.small)
+        """The families as the kernels take them (a ``bundles.PatternFamilies``)."""
+        return PatternFamilies(self.classes, self.class_off, self.suit_vecs, self.suit_ptr,
+                               self.hon_vecs, self.hon_ptr, self.small)
 
     def fingerprint(self):
         h = hashlib.sha256()
@@ -107,7 +114,7 @@ class Families:
     def pattern(self, i):
         """Counts (int64, 34) of pattern number ``i``."""
         out = np.zeros(34, np.int64)
-        KV.pattern_at(int(i), *self.arrays(), out)
+        KV.pattern_at(int(i), self.arrays(), out)
         return out
 
 
@@ -167,12 +174,12 @@ def _classes(n_sets, with_pairs, suit_ptr, hon_ptr):
 @functools.lru_cache(maxsize=None)
 def families():
     """All complete closed 14-tile patterns: regular, seven pairs, then the other forms."""
-    from .exact import _small_forms
+    from .exact import small_forms
 
     suit_vecs, suit_ptr, hon_vecs, hon_ptr = _parts()
     classes, off = _classes(4, True, suit_ptr, hon_ptr)
     return Families(classes, off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
-                    np.ascontiguousarray(_small_forms()), 14)
+                    np.ascontiguousarray(small_forms()), 14)
 
 
 @functools.lru_cache(maxsize=None)
@@ -298,20 +305,19 @@ def _hand_fans(rs):
             if cat["kind"].iat[i] == "hand" and int(rs.points[i]) > 0]
 
 
-# Kernel files left out of the cache key: they do not score.  (value_index.py
-# also packs the rows while building: bump _VERSION when that changes.)
-_QUERY_ONLY = ("value_index.py", "shanten.py", "game.py", "policy.py", "rng.py")
+# Kernel files left out of the cache key: they do not score or build.
+_QUERY_ONLY = ("shanten.py", "game.py", "policy.py", "rng.py")
 
 
 def _index_key(rs, fam):
-    """Identifies an index: kernels, rule set, situation, patterns, version."""
+    """Identifies an index: kernels, rule set, situation, patterns, symmetries, version."""
     from .exact import SITUATION
 
     h = hashlib.sha256()
-    for path in sorted((Path(__file__).parent / "_kernels").glob("*.py")):
-        if path.name not in _QUERY_ONLY:        # the scorer's sources
-            h.update(path.read_bytes())
-    for a in rs.kernel_args()[:7]:
+    storage.source_fingerprint(["_kernels"], exclude=_QUERY_ONLY, h=h)  # scorer and builder
+    rs.digest_into(h)
+    for name, a in symmetry()._asdict().items():
+        h.update(name.encode())
         h.update(np.ascontiguousarray(a).tobytes())
     h.update(repr((sorted(SITUATION.items()), fam.fingerprint(), _BLOCK, _VERSION,
                    rs.n_fans, _hand_fans(rs))).encode())
@@ -322,35 +328,117 @@ def _threads_chunks(n):
     return max(1, min(n, 16 * numba.get_num_threads()))
 
 
-def _score_block(fam, rs, lo, hi, key_cols):
-    n = hi - lo
+# ---------------------------------------------------------------- symmetries
+
+# Winds South, West, North (kinds 1..3 of the honours) and the dragons 白 发 中
+# (4..6) may be permuted; East (0) is the seat and round wind of the index.
+_HON_PERMS = [(0,) + w + d for w in itertools.permutations((1, 2, 3))
+              for d in itertools.permutations((4, 5, 6))]
+_RANKS_RP = {0, 1, 2, 3, 4, 7, 8}      # 推不倒: 1234589 dots
+_RANKS_RS = {1, 3, 4, 5, 7, 8}         # 推不倒: 245689 bamboo
+_RANKS_RG = {1, 2, 3, 5, 7}            # 绿一色: 23468 bamboo
+
+
+@functools.lru_cache(maxsize=None)
+def symmetry():
+    """The :class:`~mjkit._kernels.bundles.IndexSymmetry` of :func:`families`.
+
+    See :mod:`mjkit._kernels.value_index` ("building") for what the index's
+    representatives are and why their values are exactly those of the
+    patterns they stand for.
+    """
+    fam = families()
+    sv, sp, hv, hp = fam.suit_vecs, fam.suit_ptr, fam.hon_vecs, fam.hon_ptr
+    n_s, n_h = len(sv), len(hv)
+    suit_list = np.repeat(np.arange(len(sp) - 1), np.diff(sp)).astype(np.int64)
+    suit_pos = (np.arange(n_s) - sp[suit_list]).astype(np.int64)
+    splits = np.zeros(n_s, np.int64)
+    KV.split_counts(sv, splits)
+    flags = np.zeros(n_s, np.int64)
+    held = sv > 0
+    flags[held.any(axis=1)] |= KV.SUIT_USED
+    for bit, ranks in ((KV.SUIT_RP, _RANKS_RP), (KV.SUIT_RS, _RANKS_RS),
+                       (KV.SUIT_RG, _RANKS_RG)):
+        outside = [r for r in range(9) if r not in ranks]
+        flags[~held[:, outside].any(axis=1)] |= bit
+    flags[splits >= 1] |= KV.SUIT_SPLITS
+    flags[splits >= 2] |= KV.SUIT_MULTI
+    flags[sv.astype(np.int64).sum(axis=1) % 3 == 2] |= KV.SUIT_PAIR
+    hon_list = np.repeat(np.arange(len(hp) - 1), np.diff(hp)).astype(np.int64)
+    hflags = np.zeros(n_h, np.int64)
+    hflags[(hv[:, 0:4] > 0).any(axis=1)] |= KV.HON_WIND
+    hflags[(hv[:, 4:7] > 0).sum(axis=1) >= 2] |= KV.HON_DRAGONS
+    hflags[(hv[:, 4:7] > 0).any(axis=1)] |= KV.HON_DRAGON
+    hflags[(hv[:, 0:4] >= 3).all(axis=1)] |= KV.HON_FOUR_WINDS
+    size = hv.astype(np.int64).sum(axis=1)
+    hflags[size % 3 == 2] |= KV.HON_PAIR
+    n_pairs = (hv == 2).sum(axis=1)
+    hflags[~(hv == 1).any(axis=1) & ~(hv == 4).any(axis=1)
+           & (n_pairs == (size % 3 == 2))] |= KV.HON_SPLITS
+    w = 5 ** np.arange(7, dtype=np.int64)
+    images = np.full((n_h, KV.N_HON_PERMS), -1, np.int64)
+    for lst in range(len(hp) - 1):          # a part's images stay in its list
+        a, b = hp[lst], hp[lst + 1]
+        where = dict(zip((hv[a:b].astype(np.int64) @ w).tolist(), range(a, b)))
+        for j, perm in enumerate(_HON_PERMS):
+            images[a:b, j] = [where.get(k, -1)
+                              for k in (hv[a:b][:, list(perm)].astype(np.int64) @ w).tolist()]
+    if (images < 0).any() or (hon_list[images] != hon_list[:, None]).any():
+        raise RuntimeError("an honour part's image is not in its list")
+    n_lists = len(sp) - 1
+    if len(hp) - 1 != n_lists:
+        raise RuntimeError("suit and honour parts have different lists")
+    cls_of = np.full((n_lists,) * 4, -1, np.int64)
+    for k, (a, b, c, d) in enumerate(fam.classes.tolist()):
+        cls_of[a, b, c, d] = k
+    return IndexSymmetry(suit_list, suit_pos, flags, hon_list, hflags,
+                         np.ascontiguousarray(images), images.min(axis=1), cls_of)
+
+
+@functools.lru_cache(maxsize=None)
+def representatives():
+    """Pattern numbers (int64, ascending) of the patterns the index scores: the
+    representatives of the product families, then every explicit row."""
+    fam, sym = families(), symmetry()
+    arrays = fam.arrays()
+    per_class = np.zeros(len(fam.classes), np.int64)
+    KV.count_reps(arrays, sym, per_class)
+    starts = np.zeros(len(per_class) + 1, np.int64)
+    starts[1:] = np.cumsum(per_class)
+    n_prod = int(fam.class_off[-1])
+    out = np.empty(int(starts[-1]) + len(fam.small), np.int64)
+    KV.list_reps(arrays, sym, starts, out)
+    out[starts[-1]:] = np.arange(n_prod, fam.n)
+    out.setflags(write=False)
+    return out
+
+
+def _rows(fam, rs, numbers, key_cols):
+    """Index rows (uint64 (n, 3), ``KV.index_rows``) of the patterns ``numbers``."""
+    n = len(numbers)
     pats = np.empty((n, 34), np.uint8)
-    KV.fill_patterns(lo, hi, *fam.arrays(), pats, _threads_chunks(n))
+    KV.fill_patterns(np.ascontiguousarray(numbers, np.int64), fam.arrays(), pats,
+                     _threads_chunks(n))
     forms = np.zeros(n, np.uint8)
     combos = np.zeros(n, np.int64)
     KC.forms_and_weights(pats, _BINOM4, forms, combos, _threads_chunks(n))
-    if not forms.all():
-        raise RuntimeError("a generated pattern is not complete")
-    counted = np.empty(n, np.int64)
-    win = np.empty(n, np.int64)
-    sig = np.zeros((n, KC.sig_words(rs.n_fans)), np.int64)
-    KC.score_patterns(pats, forms, *rs.kernel_args(), 0, 0, False, counted, win, sig,
+    rows = np.empty((n, 3), np.uint64)
+    if n:
+        KV.index_rows(pats, forms, rs.kernel_rules(), np.asarray(key_cols, np.int64), rows,
                       _threads_chunks(n))
-    if (counted < 0).any():
+    bad = (forms == 0) | (rows[:, 0] == KV.NOT_COMPLETE)
+    if bad.any():
         from .exact import pattern_text
 
-        i = int(np.argmax(counted < 0))
-        raise RuntimeError(f"the scorer rejects complete pattern {pattern_text(pats[i])}")
-    rows = np.empty((n, 3), np.uint64)
-    hashes = np.empty(n, np.uint64)
-    KV.value_rows(counted, sig, np.asarray(key_cols, np.int64), KC.SIG_FANS_PER_WORD, rows,
-                  hashes, _threads_chunks(n))
-    # distinct rows through a 64-bit hash, checked row by row (a collision
-    # falls back to sorting the rows themselves)
-    _, first, inv = np.unique(hashes, return_index=True, return_inverse=True)
-    inv = inv.reshape(-1)
-    if KV.same_rows(rows, inv, first):
-        return rows[first], inv.astype(np.uint32)
+        i = int(np.argmax(bad))
+        what = "is not complete" if forms[i] == 0 else "is rejected by the scorer"
+        raise RuntimeError(f"generated pattern {pattern_text(pats[i])} {what}")
+    return rows
+
+
+def _score_block(fam, rs, lo, hi, key_cols):
+    """Representatives ``lo .. hi - 1`` scored: ``(distinct rows, row of each)``."""
+    rows = _rows(fam, rs, representatives()[lo:hi], key_cols)
     table, inv = np.unique(rows, axis=0, return_inverse=True)
     return table, inv.reshape(-1).astype(np.uint32)
 
@@ -389,8 +477,28 @@ def _read_block(folder, b, n, n_keys):
     return table, inv
 
 
+def _tied_images(fam, tied):
+    """The images (other than themselves) of representatives whose value is tied."""
+    arrays, sym = fam.arrays(), symmetry()
+    out = np.empty(6 * KV.N_HON_PERMS, np.int64)
+    found = []
+    for r in tied.tolist():
+        m = KV.orbit(r, arrays, sym, out)
+        found.append(out[:m].copy())
+    if not found:
+        return np.zeros(0, np.int64)
+    images = np.unique(np.concatenate(found))
+    return images[~np.isin(images, tied)]
+
+
 def build_value_index(rules="dazhong32", *, folder=None, progress=None):
-    """Score every complete closed pattern and build the index (no caching but the blocks).
+    """Score the representatives of every complete closed pattern and build the index.
+
+    Only the representatives (:func:`representatives`, about 1.7 million of the
+    28 million patterns) are scored, in blocks; every other pattern takes its
+    representative's row, except the images of a representative whose best
+    winning tile is tied (those are scored one by one).  The rows, their order
+    and the ids are exactly those of scoring every pattern.
 
     ``folder``: where finished blocks are kept while building (an interrupted
     build resumes from them); a temporary folder if None.
@@ -405,13 +513,14 @@ def build_value_index(rules="dazhong32", *, folder=None, progress=None):
     folder.mkdir(parents=True, exist_ok=True)
     from tqdm.auto import tqdm
 
-    n = fam.n
+    reps = representatives()
+    n_reps = len(reps)
     tables, invs = [], []
     try:
-        with tqdm(total=n, desc=f"value index {rs.name} (once)", unit="hand", unit_scale=True,
-                  disable=progress is False) as bar:
-            for b, lo in enumerate(range(0, n, _BLOCK)):
-                hi = min(n, lo + _BLOCK)
+        with tqdm(total=n_reps, desc=f"value index {rs.name} (once)", unit="hand",
+                  unit_scale=True, disable=progress is False) as bar:
+            for b, lo in enumerate(range(0, n_reps, _BLOCK)):
+                hi = min(n_reps, lo + _BLOCK)
                 part = _read_block(folder, b, hi - lo, len(key_cols))
                 if part is None:
                     part = _score_block(fam, rs, lo, hi, key_cols)
@@ -419,20 +528,27 @@ def build_value_index(rules="dazhong32", *, folder=None, progress=None):
                 tables.append(part[0])
                 invs.append(part[1])
                 bar.update(hi - lo)
-        allrows = np.concatenate(tables)
-        table, inv = np.unique(allrows, axis=0, return_inverse=True)
-        inv = inv.reshape(-1)
-        dtype = np.uint16 if len(table) <= 65535 else np.uint32
-        ids = np.empty(n, dtype)
-        start = 0
-        pos = 0
-        for t, i in zip(tables, invs):
-            ids[pos:pos + len(i)] = inv[start:start + len(t)][i]
-            start += len(t)
-            pos += len(i)
     finally:
         if own_tmp:
             shutil.rmtree(folder, ignore_errors=True)
+    block_rows = np.concatenate(tables)
+    rep_tied = np.concatenate([(t[:, 0] & KV.TIED)[i] != 0 for t, i in zip(tables, invs)])
+    block_rows[:, 0] &= ~KV.TIED
+    images = _tied_images(fam, reps[rep_tied])
+    image_rows = _rows(fam, rs, images, key_cols)
+    image_rows[:, 0] &= ~KV.TIED
+    table, inv = np.unique(np.concatenate([block_rows, image_rows]), axis=0,
+                           return_inverse=True)
+    inv = inv.reshape(-1)
+    ids = np.zeros(fam.n, np.uint16 if len(table) <= 65535 else np.uint32)
+    start = 0
+    pos = 0
+    for t, i in zip(tables, invs):
+        ids[reps[pos:pos + len(i)]] = inv[start:start + len(t)][i]
+        start += len(t)
+        pos += len(i)
+    KV.expand_ids(fam.arrays(), symmetry(), ids)
+    ids[images] = inv[start:]
     cat = fan_catalogue()
     return ValueIndex(rules=rs.name, ids=ids, counted=table[:, 0].astype(np.int64),
                       hand_fans=np.ascontiguousarray(table[:, 1:]),

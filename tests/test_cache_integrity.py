@@ -310,7 +310,7 @@ def test_value_index_build_blocks_are_checked(tmp_path, monkeypatch):
         return table, (np.arange(hi - lo) % 2).astype(np.uint32)
 
     monkeypatch.setattr(VI, "_score_block", fake_block)
-    monkeypatch.setattr(VI, "_BLOCK", 8_000_000)
+    monkeypatch.setattr(VI, "_BLOCK", 1_000_000)          # blocks of representatives
     blocks = tmp_path / "blocks"
     ref = VI.build_value_index("dazhong32", folder=blocks, progress=False)
     n_blocks = len(calls)
@@ -322,7 +322,7 @@ def test_value_index_build_blocks_are_checked(tmp_path, monkeypatch):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         again = VI.build_value_index("dazhong32", folder=blocks, progress=False)
-    assert calls[n_blocks:] == [8_000_000]                        # only the damaged block
+    assert calls[n_blocks:] == [1_000_000]                        # only the damaged block
     assert len(_cache_warnings(caught)) == 1 and _same(again, ref)
 
 

@@ -228,7 +228,7 @@ def test_melded_hands_against_brute_force(draws):
     cases = ["[123m]234m345m678m9m", "[555p]123m456m78m99s", "[EEE][SSS]WWNN9m9s5p",
              "[789p]112233m4567s", "[5555s]123m456p99m78p"]
     for text in cases:
-        melds, tiles = mjkit.hand._scan_tile_part(text)
+        melds, tiles = mjkit.hand.read_tile_part(text)
         c = np.bincount(tiles, minlength=34)
         for value in ((16, 32) if text == cases[0] else (32,)):
             want = brute_distance(c, value, draws, melds=melds, max_d=1)
@@ -240,7 +240,7 @@ def test_melded_hands_against_brute_force(draws):
     # another seat and round wind with melds
     situation = {"seat_wind": "S", "round_wind": "S"}
     for text in ["[SSS]123m456p78s99s"]:
-        melds, tiles = mjkit.hand._scan_tile_part(text)
+        melds, tiles = mjkit.hand.read_tile_part(text)
         c = np.bincount(tiles, minlength=34)
         want = brute_distance(c, 32, draws, melds=melds, situation=situation, max_d=1)
         got = distance_to(text, 32, RULES, seat_wind="S", round_wind="S")
@@ -309,7 +309,7 @@ def test_families_are_the_complete_hands(request):
     pats = np.empty((fam.n, 34), np.uint8)
     from mjkit._kernels import value_index as KV
 
-    KV.fill_patterns(0, fam.n, *fam.arrays(), pats, 64)
+    KV.fill_patterns(np.arange(fam.n, dtype=np.int64), fam.arrays(), pats, 64)
     w = 5 ** np.arange(17, dtype=np.int64)
 
     def keys(a):

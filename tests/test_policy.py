@@ -11,7 +11,7 @@ from numba import njit
 import mjkit
 from mjkit import HandError
 from mjkit._kernels import policy as P
-from mjkit._kernels.shanten import WS_LEN, init_workspace
+from mjkit._kernels.bundles import ShantenTables
 from mjkit.random_hands import random_closed_counts
 from mjkit.shanten import shanten_tables
 from mjkit.sim import directions as D
@@ -21,18 +21,17 @@ from user_policies import bad, highest, never_claim_lowest
 
 
 @njit(cache=True)
-def _needs(hands, ds, dinfo, dmask, dtk, dtn, stab, htab):
-    sws = np.zeros(WS_LEN, np.int64)
-    init_workspace(sws)
-    pw = np.zeros(P.PW_LEN, np.int64)
+def _needs(hands, ds, dirs, tabs):
+    ps = P.policy_scratch()
     mt = np.zeros(4, np.int64)
     mk = np.zeros(4, np.int64)
+    no_melds = np.int64(0)
+    no_wild = np.int64(-1)
     out = np.zeros((hands.shape[0], ds.shape[0]), np.int64)
     for i in range(hands.shape[0]):
         c = hands[i].copy()
         for j in range(ds.shape[0]):
-            out[i, j] = P.need_after(ds[j], c, 0, mt, mk, -1, dinfo, dmask, dtk, dtn, stab,
-                                     htab, sws, pw)
+            out[i, j] = P.need_after(ds[j], c, no_melds, mt, mk, no_wild, dirs, tabs, ps)
     return out
 
 
@@ -46,8 +45,8 @@ def _counts(text):
 def _kernel_needs(hands, names, rules="dazhong32"):
     dirs = D.directions(rules)
     idx = np.array([[d.name for d in dirs].index(n) for n in names], np.int64)
-    stab, htab = shanten_tables()
-    return _needs(np.asarray(hands, np.int64), idx, *D.direction_arrays(rules), stab, htab)
+    return _needs(np.asarray(hands, np.int64), idx, D.direction_arrays(rules),
+                  ShantenTables(*shanten_tables()))
 
 
 def _sets(kinds):

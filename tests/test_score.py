@@ -122,7 +122,7 @@ def test_batch_is_independent_of_threads_and_chunks():
                 totals = np.zeros(len(HANDS), np.int64)
                 counted = np.zeros(len(HANDS), np.int64)
                 fans = np.zeros((len(HANDS), len(rs.used_fans())), np.int32)
-                score_rows(rows, *rs.kernel_args(), rs.used_array(), totals, counted, fans,
+                score_rows(rows, rs.kernel_rules(), rs.used_array(), totals, counted, fans,
                            chunks)
                 results.append((totals, fans))
     finally:

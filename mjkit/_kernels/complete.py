@@ -23,7 +23,8 @@ compare them.
 import numpy as np
 from numba import njit, prange
 
-from .evaluate import WS_LEN, _is_nine_gates, score_hand_row
+from .bundles import WinScratch
+from .evaluate import WS_LEN, is_nine_gates, score_hand_row
 from .layout import (
     COUNTS, DEC_COUNTED, DEC_LEN, F_SELF_DRAWN, FLAGS, ROUND, ROW_LEN, SEAT, WILD, WIN,
 )
@@ -306,8 +307,7 @@ def forms_and_weights(pats, binom, forms, combos, n_chunks):
 
 
 @njit(cache=True, parallel=True)
-def score_patterns(pats, forms, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
-                   table, wtable, seat, rnd, all_tiles, counted, best_win, sig, n_chunks):
+def score_patterns(pats, forms, rules, seat, rnd, all_tiles, counted, best_win, sig, n_chunks):
     """Score every pattern closed and self-drawn with its best winning tile.
 
     Each distinct kind held is, in index order, the winning tile of the
@@ -341,34 +341,23 @@ def score_patterns(pats, forms, points, excl_ptr, excl_idx, order, rank, tie_ord
     depend on the number of threads.
     """
     n = pats.shape[0]
-    nf = points.shape[0]
+    nf = rules.points.shape[0]
     nw = sig.shape[1]
     for ch in prange(n_chunks):
         lo = n * ch // n_chunks
         hi = n * (ch + 1) // n_chunks
-        ws = np.zeros(WS_LEN, np.int64)
-        fan = np.zeros(nf, np.int64)
-        best_fan = np.zeros(nf, np.int64)
-        raw = np.zeros(0, np.int64)
-        dec = np.zeros(DEC_LEN, np.int64)
-        standing = np.zeros(34, np.int64)
-        row = np.zeros(ROW_LEN, np.int32)
-        row[FLAGS] = F_SELF_DRAWN
-        row[SEAT] = seat
-        row[ROUND] = rnd
-        row[WILD] = -1
+        sc = win_scratch(nf)
+        row = closed_row(seat, rnd)
         for i in range(lo, hi):
             for t in range(34):
                 row[COUNTS + t] = pats[i, t]
-            best, bw = best_win_score(row, forms[i], all_tiles, points, excl_ptr, excl_idx,
-                                      order, rank, tie_order, covers, table, wtable, fan, raw,
-                                      dec, ws, standing, best_fan)
+            best, bw = best_win_score(row, forms[i], all_tiles, rules, sc)
             overflow = False
             for j in range(nw):
                 sig[i, j] = 0
             if best >= 0:
                 for f in range(nf):
-                    x = best_fan[f]
+                    x = sc.best_fan[f]
                     if x > 0:
                         if x > SIG_MAX_COUNT:
                             overflow = True
@@ -379,33 +368,72 @@ def score_patterns(pats, forms, points, excl_ptr, excl_idx, order, rank, tie_ord
 
 
 @njit(cache=True)
-def best_win_score(row, form_bits, all_tiles, points, excl_ptr, excl_idx, order, rank,
-                   tie_order, covers, table, wtable, fan, raw, dec, ws, standing, best_fan):
+def win_scratch(n_fans):
+    """A fresh :class:`~mjkit._kernels.bundles.WinScratch` for ``n_fans`` catalogue fans."""
+    return WinScratch(np.zeros(n_fans, np.int64), np.zeros(n_fans, np.int64),
+                      np.zeros(0, np.int64), np.zeros(DEC_LEN, np.int64),
+                      np.zeros(WS_LEN, np.int64), np.zeros(34, np.int64))
+
+
+@njit(cache=True)
+def closed_row(seat, rnd):
+    """A hand row for a closed self-drawn hand (no flowers, no wild tile); counts to fill."""
+    row = np.zeros(ROW_LEN, np.int32)
+    row[FLAGS] = F_SELF_DRAWN
+    row[SEAT] = seat
+    row[ROUND] = rnd
+    row[WILD] = -1
+    return row
+
+
+@njit(cache=True)
+def best_win_score(row, form_bits, all_tiles, rules, sc):
     """Most fans toward the bar of a complete hand over its choices of winning tile.
 
     ``row`` holds the hand (concealed counts, melds and situation; ``WIN`` is
     overwritten).  Each distinct concealed kind is tried in index order and
-    the most counted fans win, the lowest tile on ties; ``best_fan`` gets the
-    fan counts of that choice.  With ``all_tiles`` False the calls known to
-    repeat an earlier result are skipped (see :func:`score_patterns`; valid
-    for a closed self-drawn hand only, so the caller passes True otherwise).
-    Returns ``(counted, win_tile)``, ``(-1, -1)`` if no choice is a win.
+    the most counted fans win, the lowest tile on ties; ``sc.best_fan`` gets
+    the fan counts of that choice (``sc``: :func:`win_scratch`).  With
+    ``all_tiles`` False the calls known to repeat an earlier result are
+    skipped (see :func:`score_patterns`; valid for a closed self-drawn hand
+    only, so the caller passes True otherwise).  Returns ``(counted,
+    win_tile)``, ``(-1, -1)`` if no choice is a win.
     """
-    nf = points.shape[0]
+    # sc.raw is empty: no tie check
+    best, bw, _ = best_win_detail(row, form_bits, all_tiles, rules, sc, sc.raw)
+    return best, bw
+
+
+@njit(cache=True)
+def best_win_detail(row, form_bits, all_tiles, rules, sc, key_cols):
+    """:func:`best_win_score`, and whether the best is tied in another way.
+
+    Returns ``(counted, win_tile, tied)``: ``tied`` is True when another
+    winning tile reaches the same counted fans with a different set of the
+    fans ``key_cols`` (which of them is kept then depends on the order the
+    tiles are tried in; the value index scores such patterns one by one).
+    An empty ``key_cols`` skips the check.
+    """
+    nf = rules.points.shape[0]
+    fan = sc.fan
+    best_fan = sc.best_fan
+    dec = sc.dec
+    standing = sc.standing
     every = all_tiles or (form_bits & KNITTED_STRAIGHT) != 0
     regular = (form_bits & REGULAR) != 0
     for t in range(34):
         standing[t] = row[COUNTS + t]
     best = -1
     bw = -1
+    tied = False
     shared_done = False
     for w in range(34):
         if row[COUNTS + w] == 0:
             continue
         if regular and not every:
             standing[w] -= 1
-            own = (count_waits(standing, True, w, table) == 1
-                   or _is_nine_gates(standing))
+            own = (count_waits(standing, True, w, rules.table) == 1
+                   or is_nine_gates(standing))
             standing[w] += 1
             if not own:
                 # the same fans as the first tile of this kind, whose
@@ -414,16 +442,22 @@ def best_win_score(row, form_bits, all_tiles, points, excl_ptr, excl_idx, order,
                     continue
                 shared_done = True
         row[WIN] = w
-        total = score_hand_row(row, points, excl_ptr, excl_idx, order, rank, tie_order,
-                               covers, table, wtable, fan, raw, dec, ws)
+        total = score_hand_row(row, rules, fan, sc.raw, dec, sc.ws)
         if total >= 0 and dec[DEC_COUNTED] > best:
             best = dec[DEC_COUNTED]
             bw = w
+            tied = False
             for f in range(nf):
                 best_fan[f] = fan[f]
+        elif total >= 0 and dec[DEC_COUNTED] == best and not tied:
+            for j in range(key_cols.shape[0]):
+                f = key_cols[j]
+                if (fan[f] > 0) != (best_fan[f] > 0):
+                    tied = True
+                    break
         if not (regular or every):
             break
-    return best, bw
+    return best, bw, tied
 
 
 # ---------------------------------------------------------------- grouping

@@ -27,33 +27,33 @@ from .layout import (
 
 # ---------------------------------------------------------------- tiles
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _suit(t):
     return t // 9 if t < 27 else 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rank(t):
     # 1-based rank of a suited tile
     return t % 9 + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_terminal(t):
     return t < 27 and (t % 9 == 0 or t % 9 == 8)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_wind(t):
     return 27 <= t <= 30
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_dragon(t):
     return t >= 31
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chow_pair_fan(a, b):
     """Fan of two chows given by their lowest tiles, or -1."""
     if _suit(a) != _suit(b):
@@ -71,14 +71,14 @@ def chow_pair_fan(a, b):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _shifted1_unordered(r0, r1, r2):
     lo = min(r0, min(r1, r2))
     hi = max(r0, max(r1, r2))
     return hi - lo == 2 and r0 != r1 and r1 != r2 and r0 != r2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chow_triple_fan(a, b, c):
     """Three-chow fan of chows sorted by reading order, or -1."""
     sa, sb, sc = _suit(a), _suit(b), _suit(c)
@@ -107,7 +107,7 @@ def chow_triple_fan(a, b, c):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mixed_four_steps(t0, t1, t2, t3):
     """Four suited sets one rank apart, in more than one suit (混四步 / 混四节)."""
     if t0 >= 27 or t1 >= 27 or t2 >= 27 or t3 >= 27:
@@ -121,7 +121,7 @@ def _mixed_four_steps(t0, t1, t2, t3):
     return mask == 15
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chow_quad_fan(a, b, c, d):
     if (a + 1 == b and b + 1 == c and c + 1 == d) or (a + 2 == b and b + 2 == c and c + 2 == d):
         if _suit(a) == _suit(d):
@@ -133,7 +133,7 @@ def chow_quad_fan(a, b, c, d):
 
 # Preference among one-point chow pair fans when the principles leave a
 # choice (as the reference calculator keeps them).
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_pref(f):
     if f == F.PURE_DOUBLE_CHOW:
         return 3
@@ -144,12 +144,45 @@ def _pair_pref(f):
     return 0
 
 
+@njit(cache=True, inline="always")
+def _forest_value(mask, m, n, ea, eb, ef, parent, points):
+    """(allowed, value, preference key) of the pairwise fans ``mask`` keeps."""
+    for i in range(n):
+        parent[i] = i
+    val = 0
+    # Equal values are ranked by the fans kept, highest preference first:
+    # key counts each kept fan in its own base-8 digit.
+    key = 0
+    for e in range(m):
+        if (mask >> e) & 1 == 0:
+            continue
+        # 不得相同: neither end may already carry this fan
+        for e2 in range(e):
+            if (mask >> e2) & 1 and ef[e2] == ef[e] and (
+                    ea[e2] == ea[e] or ea[e2] == eb[e] or eb[e2] == ea[e] or eb[e2] == eb[e]):
+                return False, 0, 0
+        # 套算一次: no cycle
+        x = ea[e]
+        while parent[x] != x:
+            x = parent[x]
+        y = eb[e]
+        while parent[y] != y:
+            y = parent[y]
+        if x == y:
+            return False, 0, 0
+        parent[x] = y
+        val += points[ef[e]]
+        key += 1 << (3 * _pair_pref(ef[e]))
+    return True, val, key
+
+
 @njit(cache=True)
-def _best_pair_forest(tiles, n, points, fan, scratch, apply):
+def _best_pair_forest(tiles, n, points, scratch):
     """The best set of pairwise chow fans allowed by 套算一次 / 不得相同.
 
-    Returns its value; adds the fans to ``fan`` if ``apply``.  ``scratch``
-    holds at least 22 ints (edges and a union-find forest).
+    Returns its value and the edges kept (a bit mask over the pairwise fans
+    found, which stay in ``scratch`` for :func:`_add_pair_forest`).
+    ``scratch`` holds at least 22 ints (edges and a union-find forest).
     """
     m = 0
     ea = scratch[0:6]
@@ -165,55 +198,37 @@ def _best_pair_forest(tiles, n, points, fan, scratch, apply):
                 ef[m] = f
                 m += 1
     if m == 0:
-        return 0
+        return 0, 0
+    # Every fan scores, so when all of them are allowed together no other
+    # choice comes close: the usual case, decided without the search.
+    full = (1 << m) - 1
+    ok, val, key = _forest_value(full, m, n, ea, eb, ef, parent, points)
+    if ok:
+        return val, full
     best_mask = 0
     best_val = -1
     best_key = -1
-    for mask in range(1, 1 << m):
-        for i in range(n):
-            parent[i] = i
-        ok = True
-        val = 0
-        # Equal values are ranked by the fans kept, highest preference first:
-        # key counts each kept fan in its own base-8 digit.
-        key = 0
-        for e in range(m):
-            if (mask >> e) & 1 == 0:
-                continue
-            # 不得相同: neither end may already carry this fan
-            for e2 in range(e):
-                if (mask >> e2) & 1 and ef[e2] == ef[e] and (
-                        ea[e2] == ea[e] or ea[e2] == eb[e] or eb[e2] == ea[e] or eb[e2] == eb[e]):
-                    ok = False
-            # 套算一次: no cycle
-            x = ea[e]
-            while parent[x] != x:
-                x = parent[x]
-            y = eb[e]
-            while parent[y] != y:
-                y = parent[y]
-            if x == y:
-                ok = False
-            else:
-                parent[x] = y
-            if not ok:
-                break
-            val += points[ef[e]]
-            key += 1 << (3 * _pair_pref(ef[e]))
+    for mask in range(1, full):
+        ok, val, key = _forest_value(mask, m, n, ea, eb, ef, parent, points)
         if not ok:
             continue
         if val > best_val or (val == best_val and key > best_key):
             best_val = val
             best_key = key
             best_mask = mask
-    if apply:
-        for e in range(m):
-            if (best_mask >> e) & 1:
-                fan[ef[e]] += 1
-    return best_val
+    return best_val, best_mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _add_pair_forest(mask, fan, scratch):
+    """Add the pairwise fans of ``mask`` (from :func:`_best_pair_forest`) to ``fan``."""
+    ef = scratch[12:18]
+    for e in range(6):
+        if (mask >> e) & 1:
+            fan[ef[e]] += 1
+
+
+@njit(cache=True, inline="always")
 def _extra_chow_fan(x, y, z, w, points):
     """Best pairwise fan the fourth chow ``w`` adds to a three-chow fan."""
     best = -1
@@ -227,7 +242,7 @@ def _extra_chow_fan(x, y, z, w, points):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _triple(k, n):
     """The k-th triple of n (3 or 4) sets, in the order 012, 013, 023, 123,
     and the set left over (-1 for three sets)."""
@@ -280,18 +295,18 @@ def chow_fans(tiles, n, points, fan, scratch):
         if best_f >= 0:
             # 混三步 (2) can be worth less than the pairwise fans instead.
             if best_f != F.TWO_SUITED_SHIFTED_CHOWS or best_v >= _best_pair_forest(
-                    tiles, n, points, fan, scratch, False):
+                    tiles, n, points, scratch)[0]:
                 fan[best_f] += 1
                 if best_x >= 0:
                     fan[best_x] += 1
                 return
     if n >= 2:
-        _best_pair_forest(tiles, n, points, fan, scratch, True)
+        _add_pair_forest(_best_pair_forest(tiles, n, points, scratch)[1], fan, scratch)
 
 
 # ------------------------------------------------------ pung combinations
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pung_pair_fan(a, b):
     if a < 27 and b < 27:
         if a % 9 == b % 9:
@@ -302,7 +317,7 @@ def pung_pair_fan(a, b):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pung_triple_fan(a, b, c):
     if a < 27 and b < 27 and c < 27:
         sa, sb, sc = _suit(a), _suit(b), _suit(c)
@@ -459,7 +474,7 @@ def tile_fans(allc, n_kongs, fan):
         fan[F.TILE_HOG] = n4 - n_kongs
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def win_fans(flags_self, flags_last_copy, flags_kong, flags_last_wall, fan):
     if flags_last_copy:
         fan[F.LAST_TILE] = 1
@@ -471,7 +486,7 @@ def win_fans(flags_self, flags_last_copy, flags_kong, flags_last_wall, fan):
         fan[F.SELF_DRAWN] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def situation_fans(flags, fan):
     """大众 first-turn and ready-declaration fans from the row's flag bits."""
     if flags & F_HEAVENLY_HAND:
@@ -490,7 +505,7 @@ def situation_fans(flags, fan):
         fan[F.DOUBLE_READY] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_fans(pair, fan):
     """二五八将 / 幺九头: what the pair (将) is."""
     if pair < 27:
@@ -501,7 +516,7 @@ def pair_fans(pair, fan):
             fan[F.TERMINAL_PAIR] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def concealment_fans(n_exposed, self_drawn, fan):
     """门前清 / 不求人 / 全求人 from the number of exposed melds."""
     if n_exposed == 0:

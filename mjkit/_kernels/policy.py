@@ -26,9 +26,11 @@ Policies:
 * ``POLICY_USER``: a compiled callback (a numba ``cfunc``) decides.
 """
 
+import numpy as np
 from numba import njit
 
-from .shanten import W_KEYS, _need_keys
+from .bundles import PolicyScratch
+from .shanten import W_KEYS, WS_LEN, init_workspace, need_keys
 
 POLICY_EFFICIENCY = 0
 POLICY_VALUE = 1
@@ -40,7 +42,7 @@ SHAPE_REGULAR = 0
 SHAPE_PAIRS = 1
 SHAPE_PUNGS = 2
 
-# Columns of the direction info table (int64, one row per direction).
+# Columns of the direction info table (``Directions.info``, one row per direction).
 D_MASK = 0           # row of the mask table
 D_SHAPE = 1
 D_N_TMPL = 2         # entries of the template (kinds / copies), 0..9
@@ -52,14 +54,6 @@ N_TMPL = 9
 
 INF = 99
 
-# Policy workspace (int64), offsets.
-PW_V = 0             # 34: the hand with its melds read in
-PW_R = 34            # 34: what a template leaves
-PW_OUT = 68          # mask rows: tiles outside each mask
-PW_LB = 68 + 64      # directions: lower bound on each direction's need this decision
-PW_ORDER = PW_LB + 512   # directions sorted by lower bound
-PW_BUCKET = PW_ORDER + 512   # start of each lower bound's run in the order
-PW_LEN = PW_BUCKET + 32
 MAX_MASKS = 64
 MAX_DIRECTIONS = 512
 N_LB = 30            # lower bounds at or above this share the last bucket
@@ -86,7 +80,17 @@ ASK_KONG = 3         # return 1 to declare the kong of V_TILE (concealed, added 
 
 
 @njit(cache=True)
-def regular_need(cnt, n_sets, stab, htab, sws):
+def policy_scratch():
+    """Fresh work arrays for the policy kernels (:class:`~.bundles.PolicyScratch`)."""
+    sws = np.zeros(WS_LEN, np.int64)
+    init_workspace(sws)
+    return PolicyScratch(sws, np.zeros(34, np.int64), np.zeros(34, np.int64),
+                         np.zeros(MAX_MASKS, np.int64), np.zeros(MAX_DIRECTIONS, np.int64),
+                         np.zeros(MAX_DIRECTIONS, np.int64), np.zeros(N_LB + 2, np.int64))
+
+
+@njit(cache=True)
+def regular_need(cnt, n_sets, tabs, sws):
     """Need of ``n_sets`` sets and a pair from the counts ``cnt`` (table lookups only)."""
     for g in range(3):
         key = 0
@@ -97,7 +101,7 @@ def regular_need(cnt, n_sets, stab, htab, sws):
     for r in range(6, -1, -1):
         key = key * 5 + cnt[27 + r]
     sws[W_KEYS + 3] = key
-    return _need_keys(sws, W_KEYS, n_sets, stab, htab)
+    return need_keys(sws, W_KEYS, n_sets, tabs.stab, tabs.htab)
 
 
 @njit(cache=True)
@@ -191,10 +195,11 @@ def _pungs_need(v, mask):
 
 
 @njit(cache=True)
-def direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab, htab, sws, r):
+def direction_need(d, v, jokers, kinds, nm, dirs, tabs, ps):
     """Need of direction ``d`` for the read-in hand ``v`` (see :func:`_read_in`)."""
-    mask = dmask[dinfo[d, D_MASK]]
-    shape = dinfo[d, D_SHAPE]
+    info = dirs.info
+    mask = dirs.masks[info[d, D_MASK]]
+    shape = info[d, D_SHAPE]
     if shape == SHAPE_PAIRS:
         if nm > 0:
             return INF
@@ -204,120 +209,120 @@ def direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab, htab, 
             return INF
         need = _pungs_need(v, mask)
     else:
-        n = dinfo[d, D_N_TMPL]
+        r = ps.r
+        n = info[d, D_N_TMPL]
         for k in range(34):
             r[k] = v[k] if mask[k] else 0
         miss = 0
         for i in range(n):
-            k = dtk[d, i]
+            k = dirs.tmpl_kinds[d, i]
             have = r[k]
-            want = dtn[d, i]
+            want = dirs.tmpl_copies[d, i]
             if have >= want:
                 r[k] = have - want
             else:
                 miss += want - have
                 r[k] = 0
-        need = miss + regular_need(r, 4 - dinfo[d, D_TMPL_SETS], stab, htab, sws)
+        need = miss + regular_need(r, 4 - info[d, D_TMPL_SETS], tabs, ps.sws)
     need -= jokers
     return need if need > 0 else 0
 
 
 @njit(cache=True)
-def _lower_bound(d, v, pw, dinfo, dtk, dtn):
+def _lower_bound(d, v, ps, dirs):
     """A cheap lower bound on a direction's need: the tiles outside its mask or missing
     from its template (each draw can mend one of either)."""
-    out = pw[PW_OUT + dinfo[d, D_MASK]]
+    out = ps.outside[dirs.info[d, D_MASK]]
     miss = 0
-    for i in range(dinfo[d, D_N_TMPL]):
-        short = dtn[d, i] - v[dtk[d, i]]
+    for i in range(dirs.info[d, D_N_TMPL]):
+        short = dirs.tmpl_copies[d, i] - v[dirs.tmpl_kinds[d, i]]
         if short > 0:
             miss += short
     return out if out > miss else miss
 
 
 @njit(cache=True)
-def choose_directions(c, nm, mtype, mtile, wild, want, closed, dinfo, dmask, dtk, dtn, stab,
-                      htab, sws, pw, best):
-    """The two best directions worth ``want`` fans: ``best`` = [d1, need1, d2, need2]
-    (-1 for none); returns d1.  Ranked by need, then by value.
+def choose_directions(c, nm, mtype, mtile, wild, want, closed, dirs, tabs, ps):
+    """The two best directions worth ``want`` fans: ``(d1, need1, d2, need2)`` (-1 and
+    ``INF`` for none).  Ranked by need, then by value.
 
     Directions are visited in order of a cheap lower bound on their need
     (a counting sort), and the visit stops once the bound passes the
     second-best need found: most directions are never evaluated.
     """
-    v = pw[PW_V:PW_V + 34]
-    r = pw[PW_R:PW_R + 34]
+    v = ps.v
+    bound = ps.bound
+    order = ps.order
+    bucket = ps.bucket
+    info = dirs.info
     jokers, kinds = _read_in(c, nm, mtype, mtile, wild, v)
-    n_masks = dmask.shape[0]
+    n_masks = dirs.masks.shape[0]
     for m in range(n_masks):
         out = 0
         for k in range(34):
-            if not dmask[m, k]:
+            if not dirs.masks[m, k]:
                 out += v[k]
-        pw[PW_OUT + m] = out
+        ps.outside[m] = out
     for b in range(N_LB + 1):
-        pw[PW_BUCKET + b] = 0
+        bucket[b] = 0
     vcol = D_VALUE_CLOSED if closed else D_VALUE_OPEN
-    n_dir = dinfo.shape[0]
+    n_dir = info.shape[0]
     for d in range(n_dir):
-        if dinfo[d, vcol] < want:
-            pw[PW_LB + d] = -1
+        if info[d, vcol] < want:
+            bound[d] = -1
             continue
-        lb = _lower_bound(d, v, pw, dinfo, dtk, dtn) - jokers
+        lb = _lower_bound(d, v, ps, dirs) - jokers
         if lb < 0:
             lb = 0
         if lb > N_LB - 1:
             lb = N_LB - 1
-        pw[PW_LB + d] = lb
-        pw[PW_BUCKET + lb + 1] += 1
+        bound[d] = lb
+        bucket[lb + 1] += 1
     for b in range(N_LB):
-        pw[PW_BUCKET + b + 1] += pw[PW_BUCKET + b]
+        bucket[b + 1] += bucket[b]
     for d in range(n_dir):
-        lb = pw[PW_LB + d]
+        lb = bound[d]
         if lb >= 0:
-            pw[PW_ORDER + pw[PW_BUCKET + lb]] = d
-            pw[PW_BUCKET + lb] += 1
-    n_ok = pw[PW_BUCKET + N_LB - 1]
-    best[0] = -1
-    best[1] = INF
-    best[2] = -1
-    best[3] = INF
+            order[bucket[lb]] = d
+            bucket[lb] += 1
+    n_ok = bucket[N_LB - 1]
+    d1 = -1
+    need1 = INF
+    d2 = -1
+    need2 = INF
     for i in range(n_ok):
-        d = pw[PW_ORDER + i]
-        if pw[PW_LB + d] > best[3]:
+        d = order[i]
+        if bound[d] > need2:
             break                        # no later direction can enter the top two
-        val = dinfo[d, vcol]
-        need = direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab, htab,
-                              sws, r)
+        val = info[d, vcol]
+        need = direction_need(d, v, jokers, kinds, nm, dirs, tabs, ps)
         if need >= INF:
             continue
-        if best[0] < 0 or need < best[1] or (need == best[1] and val > dinfo[best[0], vcol]):
-            best[2] = best[0]
-            best[3] = best[1]
-            best[0] = d
-            best[1] = need
-        elif best[2] < 0 or need < best[3] or (need == best[3] and val > dinfo[best[2], vcol]):
-            best[2] = d
-            best[3] = need
-    return best[0]
+        if d1 < 0 or need < need1 or (need == need1 and val > info[d1, vcol]):
+            d2 = d1
+            need2 = need1
+            d1 = d
+            need1 = need
+        elif d2 < 0 or need < need2 or (need == need2 and val > info[d2, vcol]):
+            d2 = d
+            need2 = need
+    return d1, need1, d2, need2
 
 
 @njit(cache=True)
-def need_after(d, c, nm, mtype, mtile, wild, dinfo, dmask, dtk, dtn, stab, htab, sws, pw):
+def need_after(d, c, nm, mtype, mtile, wild, dirs, tabs, ps):
     """Need of direction ``d`` for the hand ``c`` (melds read in)."""
-    v = pw[PW_V:PW_V + 34]
-    r = pw[PW_R:PW_R + 34]
-    jokers, kinds = _read_in(c, nm, mtype, mtile, wild, v)
-    return direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab, htab, sws, r)
+    jokers, kinds = _read_in(c, nm, mtype, mtile, wild, ps.v)
+    return direction_need(d, ps.v, jokers, kinds, nm, dirs, tabs, ps)
 
 
 @njit(cache=True)
-def helps(d, k, dinfo, dmask, dtk):
+def helps(d, k, dirs):
     """Whether kind ``k`` can count toward direction ``d`` (inside its mask or template)."""
-    if dmask[dinfo[d, D_MASK], k]:
+    if dirs.masks[dirs.info[d, D_MASK], k]:
         return True
-    for i in range(dinfo[d, D_N_TMPL]):
-        if dtk[d, i] == k:
+    for i in range(dirs.info[d, D_N_TMPL]):
+        if dirs.tmpl_kinds[d, i] == k:
             return True
     return False
 
@@ -348,19 +353,19 @@ def danger(k, c, seen, discarder):
 
 
 @njit(cache=True)
-def directed_discard(c, nm, mtype, mtile, wild, kept, n_kept, defend, seen, seat, dinfo,
-                     dmask, dtk, dtn, stab, htab, sws, pw):
+def directed_discard(c, nm, mtype, mtile, wild, kept, defend, seen, seat, dirs, tabs, ps):
     """The discard that keeps the kept directions quickest.
 
+    ``kept`` is ``(d1, d2)``, ``d2`` -1 when only one direction is kept.
     Key, smallest first: the summed need of the kept directions after the
     discard; for 破拉 (``defend``) how much the tile could feed the dealer;
     whether the tile counts toward a kept direction; its connection to the
     hand; honours and terminals before simples; the lowest kind.  The hand
     is read in once; each candidate only moves one count.
     """
-    v = pw[PW_V:PW_V + 34]
-    r = pw[PW_R:PW_R + 34]
+    v = ps.v
     jokers, kinds = _read_in(c, nm, mtype, mtile, wild, v)
+    n_kept = 1 if kept[1] < 0 else 2
     base0 = -1
     base1 = -1
     best_k = -1
@@ -372,23 +377,20 @@ def directed_discard(c, nm, mtype, mtile, wild, kept, n_kept, defend, seen, seat
         inside = 0
         for j in range(n_kept):
             d = kept[j]
-            if helps(d, k, dinfo, dmask, dtk):
+            if helps(d, k, dirs):
                 inside = 1
                 v[k] -= 1
-                total += direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn, stab,
-                                        htab, sws, r)
+                total += direction_need(d, v, jokers, kinds, nm, dirs, tabs, ps)
                 v[k] += 1
             else:
                 # a tile outside the direction leaves its need unchanged
                 if j == 0:
                     if base0 < 0:
-                        base0 = direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn,
-                                               stab, htab, sws, r)
+                        base0 = direction_need(d, v, jokers, kinds, nm, dirs, tabs, ps)
                     total += base0
                 else:
                     if base1 < 0:
-                        base1 = direction_need(d, v, jokers, kinds, nm, dinfo, dmask, dtk, dtn,
-                                               stab, htab, sws, r)
+                        base1 = direction_need(d, v, jokers, kinds, nm, dirs, tabs, ps)
                     total += base1
         dz = danger(k, c, seen, seat) if defend else 0
         mid = 0 if k >= 27 or k % 9 == 0 or k % 9 == 8 else 1

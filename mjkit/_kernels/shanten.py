@@ -379,7 +379,7 @@ def _finish_row(tab, key, ws, b, n_sets):
 
 
 @njit(cache=True, inline="always")
-def _need_keys(ws, at, n_sets, stab, htab):
+def need_keys(ws, at, n_sets, stab, htab):
     """Regular need from the four group keys at ``ws[at:]``, all by table.
 
     The hot path of the overall value: suits 0 and 1 are combined, suit 2
@@ -443,7 +443,7 @@ def _regular(ws, cnt_at, cap_at, keys_at, fast_mask, n_sets, want_useful, stab, 
     ``ws[cap_at:]``, which also bound the candidate tiles.
     """
     if fast_mask == 15 and not want_useful:
-        return _need_keys(ws, keys_at, n_sets, stab, htab), np.int64(0)
+        return need_keys(ws, keys_at, n_sets, stab, htab), np.int64(0)
     for g in range(4):
         _load(ws, cnt_at, cap_at, g, (fast_mask >> g) & 1, ws[keys_at + g], stab, htab,
               W_D + 10 * g)
@@ -635,7 +635,7 @@ def _knitted_straight(ws, n_melds, fast_mask, bound, want_useful, stab, htab):
                 t = ws[W_SEQ + 9 * k + i]
                 if ws[W_CNT + t] > 0:
                     ws[W_KKEYS + t // 9] -= _POW5[t % 9]
-            rest = _need_keys(ws, W_KKEYS, n_sets, stab, htab)
+            rest = need_keys(ws, W_KKEYS, n_sets, stab, htab)
             rmask = np.int64(0)
         else:
             for t in range(34):
@@ -735,7 +735,7 @@ def _knitted_fast(ws, n_sets, bound, stab, htab):
             t = ws[W_SEQ + 9 * k + i]
             if ws[W_CNT + t] > 0:
                 ws[W_KKEYS + t // 9] -= _POW5[t % 9]
-        best = min(best, missing + _need_keys(ws, W_KKEYS, n_sets, stab, htab))
+        best = min(best, missing + need_keys(ws, W_KKEYS, n_sets, stab, htab))
     return best
 
 
@@ -745,7 +745,7 @@ def _analyse_fast(ws, n_melds, mode, stab, htab):
     limit on, no useful tiles.  Inlined into the row loop, so the hot path
     makes no function calls (each call passing arrays costs reference
     counting)."""
-    best = _need_keys(ws, W_KEYS, 4 - n_melds, stab, htab)
+    best = need_keys(ws, W_KEYS, 4 - n_melds, stab, htab)
     ws[W_FORMS + REGULAR] = best
     ws[W_FORMS + SEVEN_PAIRS] = INF
     ws[W_FORMS + THIRTEEN_ORPHANS] = INF
@@ -839,9 +839,10 @@ def _melded_tiles(counts, melded, i):
 
 
 @njit(cache=True)
-def _rows(lo, hi, counts, n_melds, melded, limit, mode, stab, htab, ws,
+def _rows(lo, hi, counts, n_melds, melded, limit, mode, tabs, ws,
           out_shanten, out_forms, out_useful):
     # ``melded`` with one row (of zeros) stands for every hand
+    stab, htab = tabs.stab, tabs.htab
     has_melded = melded.shape[0] == counts.shape[0]
     for i in range(lo, hi):
         # every row is checked as it is read: counts 0..4, 13 - 3k or
@@ -872,7 +873,7 @@ CHUNK = 2048
 
 
 @njit(cache=True, parallel=True)
-def shanten_rows(counts, n_melds, melded, limit, mode, stab, htab,
+def shanten_rows(counts, n_melds, melded, limit, mode, tabs,
                  out_shanten, out_forms, out_useful):
     """Shanten of many hands in parallel (results do not depend on threads).
 
@@ -885,8 +886,10 @@ def shanten_rows(counts, n_melds, melded, limit, mode, stab, htab,
     melded : int64[n, 34] or int64[1, 34]
         Copies of each kind in those melds; one row (of zeros) stands for
         every hand.
-    limit, mode, stab, htab
+    limit, mode
         As :func:`analyse`.
+    tabs : bundles.ShantenTables
+        The per-group distance tables (``stab``, ``htab`` of :func:`analyse`).
     out_shanten : int64[n]
         Overall shanten (-1 complete, 0 ready, ...), or ``INVALID`` for a
         row that is no hand (a count outside 0..4, more than 4 copies with
@@ -904,17 +907,17 @@ def shanten_rows(counts, n_melds, melded, limit, mode, stab, htab,
         init_workspace(ws)
         lo = ch * CHUNK
         hi = min(n, lo + CHUNK)
-        _rows(lo, hi, counts, n_melds, melded, limit, mode, stab, htab, ws,
+        _rows(lo, hi, counts, n_melds, melded, limit, mode, tabs, ws,
               out_shanten, out_forms, out_useful)
 
 
 @njit(cache=True)
-def shanten_rows_serial(counts, n_melds, melded, limit, mode, stab, htab,
+def shanten_rows_serial(counts, n_melds, melded, limit, mode, tabs,
                         out_shanten, out_forms, out_useful):
     """:func:`shanten_rows` on the calling thread (no parallel start-up cost)."""
     ws = np.zeros(WS_LEN, np.int64)
     init_workspace(ws)
-    _rows(0, counts.shape[0], counts, n_melds, melded, limit, mode, stab, htab, ws,
+    _rows(0, counts.shape[0], counts, n_melds, melded, limit, mode, tabs, ws,
           out_shanten, out_forms, out_useful)
 
 

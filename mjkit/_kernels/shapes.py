@@ -13,7 +13,7 @@ from .layout import CHOW, PUNG
 MAX_DIVISIONS = 64
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _suited_sets_only(c, base):
     """True if the 9 counts at ``base`` split into pungs and chows only.
 
@@ -36,7 +36,7 @@ def _suited_sets_only(c, base):
     return a0 == 0 and a1 == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _suited_ok(c, base, with_pair):
     if not with_pair:
         return _suited_sets_only(c, base)
@@ -78,7 +78,7 @@ def build_suit_table():
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def suit_key(c, base):
     key = 0
     for r in range(8, -1, -1):
@@ -86,7 +86,7 @@ def suit_key(c, base):
     return key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _honors_ok(c, with_pair):
     pairs = 0
     for t in range(27, 34):
@@ -98,7 +98,7 @@ def _honors_ok(c, with_pair):
     return pairs == (1 if with_pair else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _group_total(c, g):
     s = 0
     if g < 3:
@@ -110,7 +110,7 @@ def _group_total(c, g):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _group_ok(c, g, with_pair):
     if g < 3:
         return _suited_ok(c, 9 * g, with_pair)
@@ -157,9 +157,9 @@ def _suit_flags(c, g, key, table):
     # a count of 5 (a wait on a fifth copy) is outside the table
     m = _group_total(c, g) % 3
     if m == 0:
-        return 1 if _group_ok(c, g, False) else 0
+        return 1 if _group_ok(c, g, np.bool_(False)) else 0
     if m == 2:
-        return 2 if _group_ok(c, g, True) else 0
+        return 2 if _group_ok(c, g, np.bool_(True)) else 0
     return 0
 
 
@@ -189,9 +189,10 @@ def count_waits(standing, closed, first_tile, table):
         if total == 13 and pairs == 6:
             n = 1
             seen = odd
-    k0 = suit_key(standing, 0)
-    k1 = suit_key(standing, 9)
-    k2 = suit_key(standing, 18)
+    # typed offsets: literals would compile suit_key once per constant
+    k0 = suit_key(standing, np.int64(0))
+    k1 = suit_key(standing, np.int64(9))
+    k2 = suit_key(standing, np.int64(18))
     n_pair_ok = 0
     n_bad = 0
     bad_group = -1
@@ -258,7 +259,7 @@ def count_waits(standing, closed, first_tile, table):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put_back(c, kind, t):
     """Return the tiles of a pung or chow at ``t`` to the counts."""
     if kind == PUNG:
@@ -301,7 +302,7 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
     for g in range(3):
         if g != pg and not _suited_sets_only(c, 9 * g):
             return 0
-    if pg != 3 and not _honors_ok(c, False):
+    if pg != 3 and not _honors_ok(c, np.bool_(False)):
         return 0
     lo_p = 27 if pg == 3 else 9 * pg
     hi_p = 34 if pg == 3 else 9 * pg + 9
@@ -313,7 +314,7 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
             if not _suited_sets_only(c, 9 * pg):
                 c[p] += 2
                 continue
-        elif not _honors_ok(c, False):
+        elif not _honors_ok(c, np.bool_(False)):
             c[p] += 2
             continue
         if n_sets == 0:
@@ -390,7 +391,7 @@ def enumerate_divisions(c, n_sets, out_kind, out_tile, out_pair, scratch):
     return nd
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def knitted_tile(k, i):
     """Tile ``i`` (0..8) of knitted sequence ``k`` (0..5).
 

@@ -22,9 +22,12 @@ iterative and every table is an argument (numba's cache freezes globals).
 import numpy as np
 from numba import njit, prange
 
-from .complete import KNITTED_STRAIGHT, REGULAR, best_win_score, pattern_forms
-from .evaluate import WS_LEN
-from .layout import COUNTS, DEC_LEN
+from .complete import (
+    KNITTED_STRAIGHT, REGULAR, best_win_detail, best_win_score, closed_row, pattern_forms,
+    win_scratch,
+)
+from .layout import COUNTS
+from .shapes import MAX_DIVISIONS, enumerate_divisions
 
 MAX_OVERLAP = 14
 ACCEPT_NO = 0
@@ -53,45 +56,52 @@ def class_of(i, class_off):
 
 
 @njit(cache=True)
-def pattern_at(i, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small, out):
+def _parts_of(i, fam, parts):
+    """Class of product pattern ``i``; ``parts`` gets its four parts (indices into the vecs)."""
+    k = class_of(i, fam.class_off)
+    r = i - fam.class_off[k]
+    for g in range(3, -1, -1):
+        lst = fam.classes[k, g]
+        ptr = fam.hon_ptr if g == 3 else fam.suit_ptr
+        n = ptr[lst + 1] - ptr[lst]
+        parts[g] = ptr[lst] + r % n
+        r //= n
+    return k
+
+
+@njit(cache=True)
+def _put_parts(fam, v0, v1, v2, v3, out):
+    for t in range(9):
+        out[t] = fam.suit_vecs[v0, t]
+        out[9 + t] = fam.suit_vecs[v1, t]
+        out[18 + t] = fam.suit_vecs[v2, t]
+    for t in range(7):
+        out[27 + t] = fam.hon_vecs[v3, t]
+
+
+@njit(cache=True)
+def pattern_at(i, fam, out):
     """Write pattern number ``i`` (product families, then ``small`` rows) into ``out``."""
-    n_prod = class_off[class_off.shape[0] - 1]
+    n_prod = fam.class_off[fam.class_off.shape[0] - 1]
     if i >= n_prod:
         for t in range(34):
-            out[t] = small[i - n_prod, t]
+            out[t] = fam.small[i - n_prod, t]
         return
-    k = class_of(i, class_off)
-    r = i - class_off[k]
-    pos = np.empty(4, np.int64)
-    for g in range(3, -1, -1):
-        lst = classes[k, g]
-        if g == 3:
-            n = hon_ptr[lst + 1] - hon_ptr[lst]
-        else:
-            n = suit_ptr[lst + 1] - suit_ptr[lst]
-        pos[g] = r % n
-        r //= n
-    for g in range(3):
-        v = suit_ptr[classes[k, g]] + pos[g]
-        for t in range(9):
-            out[9 * g + t] = suit_vecs[v, t]
-    v = hon_ptr[classes[k, 3]] + pos[3]
-    for t in range(7):
-        out[27 + t] = hon_vecs[v, t]
+    parts = np.empty(4, np.int64)
+    _parts_of(i, fam, parts)
+    _put_parts(fam, parts[0], parts[1], parts[2], parts[3], out)
 
 
 @njit(cache=True, parallel=True)
-def fill_patterns(lo, hi, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small,
-                  out, n_chunks):
-    """Patterns ``lo .. hi - 1`` into ``out`` (uint8, (hi - lo, 34))."""
-    n = hi - lo
+def fill_patterns(numbers, fam, out, n_chunks):
+    """Patterns ``numbers[j]`` into ``out[j]`` (uint8, (len(numbers), 34))."""
+    n = numbers.shape[0]
     for ch in prange(n_chunks):
         a = n * ch // n_chunks
         b = n * (ch + 1) // n_chunks
         c = np.zeros(34, np.int64)
         for j in range(a, b):
-            pattern_at(lo + j, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
-                       small, c)
+            pattern_at(numbers[j], fam, c)
             for t in range(34):
                 out[j, t] = c[t]
 
@@ -100,8 +110,10 @@ def fill_patterns(lo, hi, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon
 
 
 @njit(cache=True)
-def _overlaps(h, suit_vecs, hon_vecs, ov_s, ov_h):
+def _overlaps(h, fam, ov_s, ov_h):
     """Overlap of the hand with every part: ``ov_s[g, v]`` (suit g), ``ov_h[v]``."""
+    suit_vecs = fam.suit_vecs
+    hon_vecs = fam.hon_vecs
     for g in range(3):
         for v in range(suit_vecs.shape[0]):
             o = 0
@@ -215,52 +227,40 @@ def rank_regular(p, pos_s, pos_h, cls_of, full_off, suit_ptr, hon_ptr):
 
 
 @njit(cache=True)
-def _meld_code(pat, meld_counts, full, accept, ids, pos_s, pos_h, cls_of, full_off, suit_ptr,
-               hon_ptr):
+def _meld_code(pat, q, melds, full):
     """Hands with melds: reject a concealed part whose closed counterpart (the part plus the
     meld tiles, scored as a closed hand in the index) is already below the bar."""
     for t in range(34):
-        full[t] = pat[t] + meld_counts[t]
-    num = rank_regular(full, pos_s, pos_h, cls_of, full_off, suit_ptr, hon_ptr)
+        full[t] = pat[t] + melds.meld_counts[t]
+    num = rank_regular(full, melds.pos_s, melds.pos_h, melds.cls_of, melds.full_off,
+                       melds.suit_ptr, melds.hon_ptr)
     if num < 0:
         return ACCEPT_VERIFY
-    return ACCEPT_NO if accept[ids[num]] == ACCEPT_NO else ACCEPT_VERIFY
+    return ACCEPT_NO if q.accept[q.ids[num]] == ACCEPT_NO else ACCEPT_VERIFY
 
 
 @njit(cache=True)
-def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
-            small, ids, accept, wind_mode, meld_counts, pos_s, pos_h, cls_of, full_off, row,
-            all_tiles, min_counted, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
-            table, wtable, examples):
+def nearest(fam, q, melds, rules, examples):
     """Most tiles a hand shares with an accepted complete pattern, and examples.
 
     Parameters
     ----------
-    h : int64 (34,)
-        The hand's concealed counts.
-    unseen : int64 (34,)
-        Copies of each kind that can still be drawn; with ``check_unseen`` a
-        pattern needing more copies of a kind than that is skipped.
-    classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small
-        The pattern families (module docstring).  ``classes`` may be a
-        different set of classes than the index was built with (hands with
-        melds), as long as ``ids`` is then empty.
-    ids : uint array
-        Per pattern number its row id; empty: every pattern is verified.
-    accept : int8 array
-        Per id: ``ACCEPT_NO``, ``ACCEPT_YES`` or ``ACCEPT_VERIFY`` (score the
-        pattern in the situation of ``row`` and accept it if its counted fans
-        reach ``min_counted``).
-    wind_mode : bool
-        See ``ACCEPT_VERIFY``: decide patterns without a wind pung by the
-        code alone (YES accept, VERIFY reject).
-    meld_counts, pos_s, pos_h, cls_of, full_off
-        Meld mode (``pos_s`` not empty; ``classes`` are then those of the
-        concealed parts and ``ids`` / ``accept`` those of the full index): a
-        part is scored only if its closed counterpart passes ``accept``
-        (:func:`_meld_code`); see :func:`rank_regular`.
-    row : int32 (ROW_LEN,)
-        The situation (melds, flags, winds, 连拉) for verification.
+    fam : PatternFamilies
+        The pattern families (module docstring).  They may be other families
+        than the index was built with (hands with melds), as long as
+        ``q.ids`` is then empty or ``melds`` is given.
+    q : IndexQuery
+        The hand, the unseen copies, the index's ids and the per-id codes
+        (``ACCEPT_NO``, ``ACCEPT_YES`` or ``ACCEPT_VERIFY``: score the pattern
+        in the situation of ``q.row`` and accept it if its counted fans reach
+        ``q.min_counted``); ``q.wind_mode``: see ``ACCEPT_VERIFY``.  Empty
+        ``q.ids``: every pattern is verified.
+    melds : MeldRanking
+        Meld mode (``melds.pos_s`` not empty; ``fam`` are then the concealed
+        parts and ``q.ids`` / ``q.accept`` those of the full index): a part is
+        scored only if its closed counterpart passes ``accept``
+        (:func:`_meld_code`).
+    rules : RuleArrays
     examples : int64 (k, 34)
         Filled with up to ``k`` accepted patterns at the best overlap.
 
@@ -270,13 +270,17 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
         The best overlap (-1 if nothing is accepted), the number of examples
         written and the number of patterns scored.
     """
+    suit_vecs = fam.suit_vecs
+    suit_ptr = fam.suit_ptr
+    hon_ptr = fam.hon_ptr
+    classes = fam.classes
     n_lists_s = suit_ptr.shape[0] - 1
     n_lists_h = hon_ptr.shape[0] - 1
     ov_s = np.empty((3, suit_vecs.shape[0]), np.int64)
-    ov_h = np.empty(hon_vecs.shape[0], np.int64)
-    _overlaps(h, suit_vecs, hon_vecs, ov_s, ov_h)
+    ov_h = np.empty(fam.hon_vecs.shape[0], np.int64)
+    _overlaps(q.h, fam, ov_s, ov_h)
     perm_s = np.empty((3, suit_vecs.shape[0]), np.int64)
-    perm_h = np.empty(hon_vecs.shape[0], np.int64)
+    perm_h = np.empty(fam.hon_vecs.shape[0], np.int64)
     mx_s = np.empty((3, n_lists_s), np.int64)
     mx_h = np.empty(n_lists_h, np.int64)
     count = np.empty(MAX_OVERLAP + 2, np.int64)
@@ -295,17 +299,11 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
     cls_order = np.argsort(-bound)
 
     max_ex = examples.shape[0]
-    meld_mode = pos_s.shape[0] > 0
-    verify_all = ids.shape[0] == 0
+    meld_mode = melds.pos_s.shape[0] > 0
+    verify_all = q.ids.shape[0] == 0
     pat = np.zeros(34, np.int64)
     full = np.zeros(34, np.int64)
-    work = np.zeros(34, np.int64)
-    fan = np.zeros(points.shape[0], np.int64)
-    best_fan = np.zeros(points.shape[0], np.int64)
-    raw = np.zeros(0, np.int64)
-    ws = np.zeros(WS_LEN, np.int64)
-    dec = np.zeros(DEC_LEN, np.int64)
-    standing = np.zeros(34, np.int64)
+    sc = win_scratch(rules.points.shape[0])
     best = -1
     n_ex = 0
     verified = 0
@@ -326,7 +324,7 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
         m1 = mx_s[1, L1]
         m2 = mx_s[2, L2]
         m3 = mx_h[L3]
-        off = class_off[k]
+        off = fam.class_off[k]
         for ia in range(n0):
             a = perm_s[0, suit_ptr[L0] + ia]
             oa = ov_s[0, suit_ptr[L0] + a]
@@ -355,46 +353,30 @@ def nearest(h, unseen, check_unseen, classes, class_off, suit_vecs, suit_ptr, ho
                         if meld_mode or verify_all:
                             acc = ACCEPT_VERIFY
                         else:
-                            acc = accept[ids[base + d]]
+                            acc = q.accept[q.ids[base + d]]
                         if acc == ACCEPT_NO:
                             continue
-                        va = suit_ptr[L0] + a
-                        vb = suit_ptr[L1] + b
-                        vc = suit_ptr[L2] + c
-                        vd = hon_ptr[L3] + d
-                        for t in range(9):
-                            pat[t] = suit_vecs[va, t]
-                            pat[9 + t] = suit_vecs[vb, t]
-                            pat[18 + t] = suit_vecs[vc, t]
-                        for t in range(7):
-                            pat[27 + t] = hon_vecs[vd, t]
-                        ok, scored = _accepts(
-                            acc, pat, h, unseen, check_unseen, meld_mode, wind_mode,
-                            meld_counts, full, accept, ids, pos_s, pos_h, cls_of, full_off,
-                            suit_ptr, hon_ptr, row, all_tiles, min_counted, work, points,
-                            excl_ptr, excl_idx, order, rank, tie_order, covers, table, wtable,
-                            fan, raw, dec, ws, standing, best_fan)
+                        _put_parts(fam, suit_ptr[L0] + a, suit_ptr[L1] + b,
+                                   suit_ptr[L2] + c, hon_ptr[L3] + d, pat)
+                        ok, scored = _accepts(acc, pat, meld_mode, q, melds, rules, full, sc)
                         verified += scored
                         if ok:
                             best, n_ex = _record(od, best, n_ex, pat, examples)
     # the explicit rows (十三幺, 全不靠, 组合龙)
-    n_prod = class_off[class_off.shape[0] - 1]
+    small = fam.small
+    n_prod = fam.class_off[fam.class_off.shape[0] - 1]
     for x in range(small.shape[0]):
-        o = _row_overlap(h, small, x)
+        o = _row_overlap(q.h, small, x)
         slack = 0 if n_ex >= max_ex else 1
         if o + slack <= best:
             continue
-        acc = ACCEPT_VERIFY if (verify_all or meld_mode) else accept[ids[n_prod + x]]
+        acc = ACCEPT_VERIFY if (verify_all or meld_mode) else q.accept[q.ids[n_prod + x]]
         if acc == ACCEPT_NO:
             continue
         for t in range(34):
             pat[t] = small[x, t]
         # (组合龙 with a meld is not in the index: scored, not bounded)
-        ok, scored = _accepts(acc, pat, h, unseen, check_unseen, False, wind_mode, meld_counts,
-                              full, accept, ids, pos_s, pos_h, cls_of, full_off, suit_ptr,
-                              hon_ptr, row, all_tiles, min_counted, work, points, excl_ptr,
-                              excl_idx, order, rank, tie_order, covers, table, wtable, fan, raw,
-                              dec, ws, standing, best_fan)
+        ok, scored = _accepts(acc, pat, False, q, melds, rules, full, sc)
         verified += scored
         if ok:
             best, n_ex = _record(o, best, n_ex, pat, examples)
@@ -411,25 +393,21 @@ def _wind_code(acc, pat):
 
 
 @njit(cache=True)
-def _accepts(acc, pat, h, unseen, check_unseen, meld_mode, wind_mode, meld_counts, full, accept,
-             ids, pos_s, pos_h, cls_of, full_off, suit_ptr, hon_ptr, row, all_tiles,
-             min_counted, work, points, excl_ptr, excl_idx, order, rank, tie_order, covers,
-             table, wtable, fan, raw, dec, ws, standing, best_fan):
-    """Whether candidate ``pat`` (first code ``acc``) is taken; ``(ok, 1 if it was scored)``."""
-    if check_unseen and not _need_ok(h, pat, unseen):
+def _accepts(acc, pat, meld_mode, q, melds, rules, full, sc):
+    """Whether candidate ``pat`` (first code ``acc``) is taken; ``(ok, 1 if it was scored)``.
+
+    ``full``: 34 ints of scratch; ``sc``: the scorer's (``complete.win_scratch``).
+    """
+    if q.check_unseen and not _need_ok(q.h, pat, q.unseen):
         return False, 0
     if meld_mode:
-        acc = _meld_code(pat, meld_counts, full, accept, ids, pos_s, pos_h, cls_of, full_off,
-                         suit_ptr, hon_ptr)
-    if wind_mode and acc != ACCEPT_NO:
+        acc = _meld_code(pat, q, melds, full)
+    if q.wind_mode and acc != ACCEPT_NO:
         acc = _wind_code(acc, pat)
     if acc == ACCEPT_NO:
         return False, 0
     if acc == ACCEPT_VERIFY:
-        ok = _verify(pat, row, all_tiles, min_counted, work, points, excl_ptr, excl_idx, order,
-                     rank, tie_order, covers, table, wtable, fan, raw, dec, ws, standing,
-                     best_fan)
-        return ok, 1
+        return _verify(pat, q, rules, full, sc), 1
     return True, 0
 
 
@@ -455,27 +433,24 @@ def _record(o, best, n_ex, pat, examples):
 
 
 @njit(cache=True)
-def _verify(pat, row, all_tiles, min_counted, work, points, excl_ptr, excl_idx, order, rank,
-            tie_order, covers, table, wtable, fan, raw, dec, ws, standing, best_fan):
-    """True if the concealed pattern, with ``row``'s melds and situation, reaches the bar."""
+def _verify(pat, q, rules, work, sc):
+    """True if the concealed pattern, with ``q.row``'s melds and situation, reaches the bar."""
+    row = q.row
     for t in range(34):
         row[COUNTS + t] = pat[t]
     forms = pattern_forms(pat, work)
     if forms == 0:
         # with melds the concealed part is not a whole hand: the scorer decides
         forms = REGULAR | KNITTED_STRAIGHT
-    best, _ = best_win_score(row, forms, all_tiles, points, excl_ptr, excl_idx, order, rank,
-                             tie_order, covers, table, wtable, fan, raw, dec, ws, standing,
-                             best_fan)
-    return best >= min_counted
+    best, _ = best_win_score(row, forms, q.all_tiles, rules, sc)
+    return best >= q.min_counted
 
 
 # ---------------------------------------------------------------- nearest per row
 
 
 @njit(cache=True)
-def nearest_per_row(h, unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
-                    small, ids, best, where):
+def nearest_per_row(h, unseen, fam, ids, best, where):
     """For every row id of the index, the most tiles the hand shares with one of its patterns.
 
     ``best[r]`` (init -1) gets the best overlap among the patterns whose id is
@@ -484,15 +459,17 @@ def nearest_per_row(h, unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs
     pattern (no pruning: every row wants its own answer); any set of fan
     combinations is then answered from these rows alone.
     """
-    ov_s = np.empty((3, suit_vecs.shape[0]), np.int64)
-    ov_h = np.empty(hon_vecs.shape[0], np.int64)
-    _overlaps(h, suit_vecs, hon_vecs, ov_s, ov_h)
+    suit_ptr = fam.suit_ptr
+    hon_ptr = fam.hon_ptr
+    ov_s = np.empty((3, fam.suit_vecs.shape[0]), np.int64)
+    ov_h = np.empty(fam.hon_vecs.shape[0], np.int64)
+    _overlaps(h, fam, ov_s, ov_h)
     pat = np.zeros(34, np.int64)
-    for k in range(classes.shape[0]):
-        L0 = classes[k, 0]
-        L1 = classes[k, 1]
-        L2 = classes[k, 2]
-        L3 = classes[k, 3]
+    for k in range(fam.classes.shape[0]):
+        L0 = fam.classes[k, 0]
+        L1 = fam.classes[k, 1]
+        L2 = fam.classes[k, 2]
+        L3 = fam.classes[k, 3]
         s0 = suit_ptr[L0]
         s1 = suit_ptr[L1]
         s2 = suit_ptr[L2]
@@ -501,7 +478,7 @@ def nearest_per_row(h, unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs
         n1 = suit_ptr[L1 + 1] - s1
         n2 = suit_ptr[L2 + 1] - s2
         n3 = hon_ptr[L3 + 1] - s3
-        off = class_off[k]
+        off = fam.class_off[k]
         for a in range(n0):
             oa = ov_s[0, s0 + a]
             for b in range(n1):
@@ -514,16 +491,12 @@ def nearest_per_row(h, unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs
                         r = ids[base + d]
                         if od <= best[r]:
                             continue
-                        for t in range(9):
-                            pat[t] = suit_vecs[s0 + a, t]
-                            pat[9 + t] = suit_vecs[s1 + b, t]
-                            pat[18 + t] = suit_vecs[s2 + c, t]
-                        for t in range(7):
-                            pat[27 + t] = hon_vecs[s3 + d, t]
+                        _put_parts(fam, s0 + a, s1 + b, s2 + c, s3 + d, pat)
                         if _need_ok(h, pat, unseen):
                             best[r] = od
                             where[r] = base + d
-    n_prod = class_off[class_off.shape[0] - 1]
+    small = fam.small
+    n_prod = fam.class_off[fam.class_off.shape[0] - 1]
     for x in range(small.shape[0]):
         o = _row_overlap(h, small, x)
         r = ids[n_prod + x]
@@ -537,46 +510,334 @@ def nearest_per_row(h, unseen, classes, class_off, suit_vecs, suit_ptr, hon_vecs
 
 
 # ---------------------------------------------------------------- building
+#
+# The index is built from representatives.  Permuting the three suits, the
+# winds South, West and North, or the three dragons maps a pattern to one with
+# the same value (the situation is East seat and round), except where a fan
+# or a tie singles a pattern out; such patterns are their own representatives
+# (``_self_rep``), every other one is represented by the least of its images
+# (suit parts in increasing order, the least honour image), and only the
+# representatives are scored.  What keeps the values identical:
+#
+# * fans naming a suit or a dragon: 绿一色 (23468s 发), 推不倒 (1234589p 245689s
+#   白), 满江红 (m 中) and 四方大发财 (four wind pungs, a pair of 发).  Every
+#   pattern that could be one of them under some permutation (no winds, at
+#   most one kind of dragon, and at most one suit or two suits whose ranks fit
+#   推不倒's; or four wind pungs) is scored as it is;
+# * ties between readings that differ in two or more suits, which the scorer
+#   breaks by its reading order (characters, bamboo, dots): patterns with
+#   two or more suits that split in more than one way are scored as they are
+#   (readings differing in one suit keep their order under any permutation);
+# * ties between winning tiles with different hand fans, broken by the lowest
+#   tile: the scoring of a representative reports them (``TIED``) and its
+#   images are then scored one by one.
+
+SUIT_USED = 1          # the part holds tiles
+SUIT_RP = 2            # its ranks are among 推不倒's dots 1234589
+SUIT_RS = 4            # its ranks are among 推不倒's bamboo 245689
+SUIT_RG = 64           # its ranks are among 绿一色's bamboo 23468
+SUIT_SPLITS = 8        # it splits into sets, and a pair if its size is 2 mod 3
+SUIT_MULTI = 16        # ... in more than one way
+SUIT_PAIR = 32         # its size is 2 mod 3
+HON_WIND = 1           # the honour part holds a wind
+HON_DRAGONS = 2        # it holds two or three kinds of dragon
+HON_FOUR_WINDS = 4     # it holds a pung of every wind
+HON_SPLITS = 8         # it is pungs, and a pair if its size is 2 mod 3
+HON_PAIR = 32          # its size is 2 mod 3
+HON_DRAGON = 64        # it holds a dragon
+N_HON_PERMS = 36
+# Flags in column 0 of a row (counted fans are at most 255 there).
+TIED = np.uint64(1 << 32)
+NOT_COMPLETE = np.uint64(1 << 33)
+
+
+@njit(cache=True)
+def split_counts(suit_vecs, out):
+    """Per suit part the number of its splits into sets (and a pair), by the scorer's own
+    ``shapes.enumerate_divisions`` (the part completed by honour pungs and a pair)."""
+    c = np.zeros(34, np.int64)
+    dk = np.zeros(4 * MAX_DIVISIONS, np.int64)
+    dt = np.zeros(4 * MAX_DIVISIONS, np.int64)
+    dp = np.zeros(MAX_DIVISIONS, np.int64)
+    scratch = np.zeros(15, np.int64)
+    for v in range(suit_vecs.shape[0]):
+        for t in range(34):
+            c[t] = 0
+        total = 0
+        for t in range(9):
+            c[t] = suit_vecs[v, t]
+            total += c[t]
+        if total % 3 == 1:
+            out[v] = 0
+            continue
+        n_sets = total // 3
+        for j in range(4 - n_sets):
+            c[27 + j] = 3
+        if total % 3 == 0:
+            c[33] = 2
+        out[v] = enumerate_divisions(c, 4, dk, dt, dp, scratch)
+
+
+# What three suit parts contribute to ``_self_rep`` (independent of the honours).
+_T_MULTI = 1        # two or more split in more than one way, and all three split
+_T_PAIR = 2         # exactly one has a size of 2 mod 3
+_T_PAIRS = 4        # two or more have
+_T_PLAIN = 8        # a 推不倒 or 绿一色 candidate if the honours allow it
+_T_ONE_SUIT = 16    # at most one suit used (满江红 with a dragon)
+
+
+@njit(cache=True)
+def _triple_state(v0, v1, v2, sym):
+    multi = 0
+    used = 0
+    n_rp = 0                # used suits within 推不倒's dots, bamboo, both
+    n_rs = 0
+    n_both = 0
+    green = True
+    splits = True
+    pairs = 0
+    for v in (v0, v1, v2):
+        f = sym.suit_flags[v]
+        if f & SUIT_MULTI:
+            multi += 1
+        if (f & SUIT_SPLITS) == 0:
+            splits = False
+        if f & SUIT_PAIR:
+            pairs += 1
+        if f & SUIT_USED:
+            used += 1
+            if f & SUIT_RP:
+                n_rp += 1
+            if f & SUIT_RS:
+                n_rs += 1
+            if (f & SUIT_RP) and (f & SUIT_RS):
+                n_both += 1
+            if (f & SUIT_RG) == 0:
+                green = False
+    st = 0
+    if multi >= 2 and splits:
+        st |= _T_MULTI
+    if pairs == 1:
+        st |= _T_PAIR
+    elif pairs > 1:
+        st |= _T_PAIRS
+    # 推不倒 in some image: one used suit as the dots, the other (if any) as the
+    # bamboo; 绿一色: one suit of ranks 23468
+    if used == 0 or (used == 1 and (n_rp + n_rs > 0 or green)) or (
+            used == 2 and n_rp >= 1 and n_rs >= 1 and n_rp + n_rs - n_both >= 2):
+        st |= _T_PLAIN
+    if used <= 1:
+        st |= _T_ONE_SUIT
+    return st
+
+
+@njit(cache=True)
+def _self_rep_h(st, hf):
+    """``_self_rep`` from the suit parts' ``_triple_state`` and the honour part's flags."""
+    if hf & HON_FOUR_WINDS:
+        return True
+    if (st & _T_MULTI) and (hf & HON_SPLITS):
+        pairs = (1 if st & _T_PAIR else (2 if st & _T_PAIRS else 0)) + (
+            1 if hf & HON_PAIR else 0)
+        if pairs == 1:
+            return True
+    if hf & (HON_WIND | HON_DRAGONS):
+        return False
+    # no wind, at most one kind of dragon
+    return (st & _T_PLAIN) != 0 or ((st & _T_ONE_SUIT) != 0 and (hf & HON_DRAGON) != 0)
+
+
+@njit(cache=True)
+def _self_rep(v0, v1, v2, v3, sym):
+    """True for a pattern the symmetries may not move (see the section's comment)."""
+    return _self_rep_h(_triple_state(v0, v1, v2, sym), sym.hon_flags[v3])
+
+
+@njit(cache=True)
+def _number(fam, sym, v0, v1, v2, v3):
+    """Pattern number of four parts (-1: no class has their lists)."""
+    L0 = sym.suit_list[v0]
+    L1 = sym.suit_list[v1]
+    L2 = sym.suit_list[v2]
+    L3 = sym.hon_list[v3]
+    k = sym.cls_of[L0, L1, L2, L3]
+    if k < 0:
+        return -1
+    n1 = fam.suit_ptr[L1 + 1] - fam.suit_ptr[L1]
+    n2 = fam.suit_ptr[L2 + 1] - fam.suit_ptr[L2]
+    n3 = fam.hon_ptr[L3 + 1] - fam.hon_ptr[L3]
+    p3 = v3 - fam.hon_ptr[L3]
+    return fam.class_off[k] + ((sym.suit_pos[v0] * n1 + sym.suit_pos[v1]) * n2
+                               + sym.suit_pos[v2]) * n3 + p3
+
+
+@njit(cache=True)
+def _canonical(fam, sym, v0, v1, v2, v3):
+    """Number of the representative of a product pattern given by its parts."""
+    if _self_rep(v0, v1, v2, v3, sym):
+        return _number(fam, sym, v0, v1, v2, v3)
+    a, b, c = v0, v1, v2
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b, c = c, b
+    if a > b:
+        a, b = b, a
+    return _number(fam, sym, a, b, c, sym.hon_canon[v3])
+
+
+@njit(cache=True)
+def representative_of(i, fam, sym):
+    """Number of the representative of pattern number ``i`` (explicit rows: themselves)."""
+    if i >= fam.class_off[fam.class_off.shape[0] - 1]:
+        return i
+    parts = np.empty(4, np.int64)
+    _parts_of(i, fam, parts)
+    return _canonical(fam, sym, parts[0], parts[1], parts[2], parts[3])
+
+
+@njit(cache=True)
+def _canon_base(fam, sym, v0, v1, v2, L3):
+    """Number of the representative of suit parts ``v0, v1, v2`` with the first honour
+    part of list ``L3`` (add the honour part's position for the others)."""
+    a, b, c = v0, v1, v2
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b, c = c, b
+    if a > b:
+        a, b = b, a
+    return _number(fam, sym, a, b, c, fam.hon_ptr[L3])
+
+
+@njit(cache=True)
+def _class_reps(fam, sym, k, out, j, ids):
+    """The representatives of class ``k``: counted (``out`` empty), listed into ``out``
+    from ``j``, or, with ``ids`` not empty, every other pattern given its
+    representative's id.  Returns the count."""
+    L3 = fam.classes[k, 3]
+    s0 = fam.suit_ptr[fam.classes[k, 0]]
+    s1 = fam.suit_ptr[fam.classes[k, 1]]
+    s2 = fam.suit_ptr[fam.classes[k, 2]]
+    s3 = fam.hon_ptr[L3]
+    e0 = fam.suit_ptr[fam.classes[k, 0] + 1]
+    e1 = fam.suit_ptr[fam.classes[k, 1] + 1]
+    e2 = fam.suit_ptr[fam.classes[k, 2] + 1]
+    e3 = fam.hon_ptr[L3 + 1]
+    listing = out.shape[0] > 0
+    expanding = ids.shape[0] > 0
+    hon_flags = sym.hon_flags
+    hon_canon = sym.hon_canon
+    i = fam.class_off[k]
+    m = 0
+    for v0 in range(s0, e0):
+        for v1 in range(s1, e1):
+            for v2 in range(s2, e2):
+                st = _triple_state(v0, v1, v2, sym)
+                ordered = v0 <= v1 and v1 <= v2
+                base = _canon_base(fam, sym, v0, v1, v2, L3) - s3 if expanding else 0
+                for v3 in range(s3, e3):
+                    if _self_rep_h(st, hon_flags[v3]) or (ordered and hon_canon[v3] == v3):
+                        if listing:
+                            out[j + m] = i
+                        m += 1
+                    elif expanding:
+                        ids[i] = ids[base + hon_canon[v3]]
+                    i += 1
+    return m
 
 
 @njit(cache=True, parallel=True)
-def value_rows(counted, sig, key_cols, fans_per_word, rows, hashes, n_chunks):
-    """Per pattern its row (counted capped at 255, two words of hand-fan bits) and a hash.
+def count_reps(fam, sym, per_class):
+    """``per_class[k]``: the representatives among the patterns of class ``k``."""
+    none = np.zeros(0, np.int64)
+    no_ids = np.zeros(0, np.uint16)
+    for k in prange(fam.classes.shape[0]):
+        per_class[k] = _class_reps(fam, sym, k, none, 0, no_ids)
 
-    Bit ``j`` of the fan words is set when fan ``key_cols[j]`` is counted in
-    the packed signature ``sig`` (4 bits per fan, ``fans_per_word`` a word).
+
+@njit(cache=True, parallel=True)
+def list_reps(fam, sym, starts, out):
+    """The representatives' pattern numbers, ascending; class ``k``'s from ``starts[k]``."""
+    no_ids = np.zeros(0, np.uint16)
+    for k in prange(fam.classes.shape[0]):
+        _class_reps(fam, sym, k, out, starts[k], no_ids)
+
+
+@njit(cache=True, parallel=True)
+def expand_ids(fam, sym, ids):
+    """Every product pattern that is not a representative takes its representative's id
+    (``ids`` holds the representatives' already; no representative is written)."""
+    none = np.zeros(0, np.int64)
+    for k in prange(fam.classes.shape[0]):
+        _class_reps(fam, sym, k, none, 0, ids)
+
+
+@njit(cache=True)
+def orbit(i, fam, sym, out):
+    """The patterns product pattern ``i`` maps to (itself included, repeats possible) into
+    ``out`` (at least 6 * N_HON_PERMS); returns how many were written."""
+    parts = np.empty(4, np.int64)
+    _parts_of(i, fam, parts)
+    if _self_rep(parts[0], parts[1], parts[2], parts[3], sym):
+        out[0] = i
+        return 1
+    n = 0
+    for p in range(6):
+        # the six orders of the three suit parts
+        a = parts[0] if p < 2 else (parts[1] if p < 4 else parts[2])
+        if p < 2:
+            b = parts[1] if p == 0 else parts[2]
+            c = parts[2] if p == 0 else parts[1]
+        elif p < 4:
+            b = parts[0] if p == 2 else parts[2]
+            c = parts[2] if p == 2 else parts[0]
+        else:
+            b = parts[0] if p == 4 else parts[1]
+            c = parts[1] if p == 4 else parts[0]
+        for hp in range(N_HON_PERMS):
+            out[n] = _number(fam, sym, a, b, c, sym.hon_images[parts[3], hp])
+            n += 1
+    return n
+
+
+@njit(cache=True, parallel=True)
+def index_rows(pats, forms, rules, key_cols, rows, n_chunks):
+    """Per pattern its row of the index: counted fans (at most 255), hand-fan bits.
+
+    Each pattern is scored closed, self-drawn, East seat and round, with its
+    best winning tile (``complete.best_win_detail``).  ``rows[i]`` (uint64)
+    = (counted, bits 0-63, bits 64-127) with bit ``j`` set when fan
+    ``key_cols[j]`` is counted; column 0 also carries ``TIED`` when another
+    winning tile reaches as many counted fans with other hand fans, and is
+    ``NOT_COMPLETE`` if the scorer finds no win.  Rows are cut into
+    ``n_chunks`` chunks with their own scratch space.
     """
-    n = counted.shape[0]
+    n = pats.shape[0]
+    nf = rules.points.shape[0]
     for ch in prange(n_chunks):
         lo = n * ch // n_chunks
         hi = n * (ch + 1) // n_chunks
+        sc = win_scratch(nf)
+        row = closed_row(0, 0)
         for i in range(lo, hi):
-            v = counted[i]
+            for t in range(34):
+                row[COUNTS + t] = pats[i, t]
+            best, _, tied = best_win_detail(row, forms[i], False, rules, sc, key_cols)
             w0 = np.uint64(0)
             w1 = np.uint64(0)
+            if best < 0:
+                rows[i, 0] = NOT_COMPLETE
+                rows[i, 1] = w0
+                rows[i, 2] = w1
+                continue
             for j in range(key_cols.shape[0]):
-                f = key_cols[j]
-                x = (sig[i, f // fans_per_word] >> (4 * (f % fans_per_word))) & 15
-                if x > 0:
+                if sc.best_fan[key_cols[j]] > 0:
                     if j < 64:
                         w0 |= np.uint64(1) << np.uint64(j)
                     else:
                         w1 |= np.uint64(1) << np.uint64(j - 64)
-            rows[i, 0] = np.uint64(v if v < 255 else 255)
+            v = np.uint64(best if best < 255 else 255)
+            rows[i, 0] = (v | TIED) if tied else v
             rows[i, 1] = w0
             rows[i, 2] = w1
-            h = np.uint64(0x9E3779B97F4A7C15) * (rows[i, 0] + np.uint64(1))
-            h ^= w0 + np.uint64(0x632BE59BD9B4E019) + (h << np.uint64(6)) + (h >> np.uint64(2))
-            h ^= w1 + np.uint64(0x85EBCA77C2B2AE63) + (h << np.uint64(6)) + (h >> np.uint64(2))
-            hashes[i] = h
-
-
-@njit(cache=True)
-def same_rows(rows, inv, first):
-    """True if every row equals the first row of its hash group (no hash collision)."""
-    for i in range(rows.shape[0]):
-        f = first[inv[i]]
-        for j in range(rows.shape[1]):
-            if rows[i, j] != rows[f, j]:
-                return False
-    return True

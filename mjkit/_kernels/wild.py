@@ -340,7 +340,7 @@ def _node_state(ws, lv, forms, n_fixed, table):
     kinds costs one table lookup or a few integer operations per form.
     """
     if forms & FB_REGULAR:
-        _accept_masks(ws, W_KEYS, table, 4 - n_fixed, lv + L_ACC)
+        _accept_masks(ws, np.int64(W_KEYS), table, 4 - n_fixed, lv + L_ACC)
     if forms == FB_REGULAR:
         return
     if forms & FB_SEVEN_PAIRS:
@@ -509,7 +509,7 @@ def wild_completions_ws(c, fixed, n_wild, n_fixed, table, out, ws):
 
     n = 0
     d = 0
-    lv = W_LEVELS
+    lv = np.int64(W_LEVELS)  # typed: a literal would compile _node_state twice
     ws[lv + L_NXT] = 0
     ws[lv + L_ALIVE] = forms
     _node_state(ws, lv, forms, n_fixed, table)

@@ -2,25 +2,14 @@
 
 import csv
 import functools
-from importlib import resources
-from pathlib import Path
 from types import SimpleNamespace
 
-import pandas as pd
-
-
-def _data_path():
-    # From a checkout (or an editable install): <repo>/data/fans.csv.
-    # From a wheel: the same file shipped as package data of mjkit.data.
-    repo = Path(__file__).resolve().parent.parent.parent / "data" / "fans.csv"
-    if repo.exists():
-        return repo
-    return Path(str(resources.files("mjkit.data") / "fans.csv"))
+from ..locations import data_file
 
 
 @functools.lru_cache(maxsize=None)
 def _rows():
-    with open(_data_path(), newline="", encoding="utf-8") as f:
+    with open(data_file("fans.csv"), newline="", encoding="utf-8") as f:
         return tuple(csv.DictReader(f))
 
 
@@ -38,7 +27,20 @@ def catalogue_lists():
 
 
 @functools.lru_cache(maxsize=None)
+def catalogue_columns():
+    """The catalogue's columns as they are in ``data/fans.csv``: ``{name: tuple of str}``.
+
+    What the rule sets are built from, without pandas (scoring never imports
+    it; :func:`fan_catalogue` does, on first use).
+    """
+    rows = _rows()
+    return {name: tuple(r[name] for r in rows) for name in rows[0]}
+
+
+@functools.lru_cache(maxsize=None)
 def _frame():
+    import pandas as pd  # lazily: only the DataFrame view needs it
+
     df = pd.DataFrame(list(_rows()))
     df["id"] = df["id"].astype(int)
     for col in df.columns:

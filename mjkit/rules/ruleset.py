@@ -9,11 +9,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .._kernels.bundles import SCORING_FIELDS, RuleArrays
 from .._kernels.tables import suit_table, wild_table
 from ..errors import HandError
 from .. import validate as _V
 from .._kernels import fan_ids as _F
-from .catalogue import fan_catalogue
+from .catalogue import catalogue_columns, catalogue_lists
 
 _LIANLA = _F.LIANLA
 
@@ -107,9 +108,10 @@ class RuleSet:
                 kept.append(f)
         return sum(pts[f] for f in kept)
 
-    def kernel_args(self):
-        """Arrays for the kernels: points, 不计 as CSR, rule order and rank, tie order, covers,
-        the suit table and the wild-tile table."""
+    def kernel_rules(self):
+        """The rule set as the kernels take it: a :class:`~mjkit._kernels.bundles.RuleArrays`
+        (points, 不计 as CSR, rule order and rank, tie order, covers, the suit table and the
+        wild-tile table), built once."""
         if "args" not in self._cache:
             n = self.n_fans
             ptr = np.zeros(n + 1, np.int64)
@@ -125,9 +127,18 @@ class RuleSet:
                                  for f in range(n)], np.int64)
             rank = np.empty(n, np.int64)
             rank[order] = np.arange(n)
-            self._cache["args"] = (np.ascontiguousarray(self.points, np.int64), ptr, idx,
-                                   order, rank, _tie_order(), covers, suit_table(), wild_table())
+            self._cache["args"] = RuleArrays(
+                points=np.ascontiguousarray(self.points, np.int64), excl_ptr=ptr, excl_idx=idx,
+                order=order, rank=rank, tie_order=_tie_order(), covers=covers,
+                table=suit_table(), wtable=wild_table())
         return self._cache["args"]
+
+    def digest_into(self, h):
+        """Feed the rule set's scoring arrays, by name, into the hash object ``h`` (cache keys)."""
+        rules = self.kernel_rules()
+        for name in SCORING_FIELDS:
+            h.update(name.encode())
+            h.update(np.ascontiguousarray(getattr(rules, name)).tobytes())
 
     def derive(self, name, *, points=None, drop=(), minimum=None, excludes=None,
                self_drawn_only=None, description=""):
@@ -151,18 +162,17 @@ class RuleSet:
         >>> int(house.points[house.fan_index("天和")])
         88
         """
-        cat = fan_catalogue()
         pts = self.points.copy()
         for k, v in (points or {}).items():
             v = int(v)
             if v < 0:
                 raise HandError(f"points must be >= 0, got {v} for {k!r}")
-            pts[_fan_index(cat, k)] = v
+            pts[_fan_index(k)] = v
         for k in drop:
-            pts[_fan_index(cat, k)] = 0
+            pts[_fan_index(k)] = 0
         excl = list(self.excludes)
         for k, lst in (excludes or {}).items():
-            excl[_fan_index(cat, k)] = tuple(_fan_index(cat, x) for x in lst)
+            excl[_fan_index(k)] = tuple(_fan_index(x) for x in lst)
         return replace(self, name=name, points=pts, excludes=tuple(excl),
                        minimum=self.minimum if minimum is None else int(minimum),
                        self_drawn_only=(self.self_drawn_only if self_drawn_only is None
@@ -171,7 +181,7 @@ class RuleSet:
 
     def fan_index(self, fan):
         """Catalogue row of a fan given by key, zh or en name, or id."""
-        return _fan_index(fan_catalogue(), fan)
+        return _fan_index(fan)
 
     @property
     def streak_points(self):
@@ -207,24 +217,26 @@ class RuleSet:
         try:
             n = _streak_level(lianla)
         except HandError as exc:
-            raise HandError(f"{where}{exc}") from None
+            raise HandError(f"{where}{exc}", code=exc.code) from None
         if n and not self.streak_points:
             raise HandError(f"{where}rule set {self.name!r} has no 连拉 (lianla={n} given); "
-                            "use rules='dazhong32'")
+                            "use rules='dazhong32'", code="bad_flag")
         if n and seat_wind != 0:
             wind = "ESWN"[seat_wind] if seat_wind in range(4) else repr(seat_wind)
-            raise HandError(f"{where}lianla={n} with seat={wind}: {DEALER_ONLY}")
+            raise HandError(f"{where}lianla={n} with seat={wind}: {DEALER_ONLY}", code="bad_flag")
         return n
 
 
-def _fan_index(cat, key):
+def _fan_index(key):
+    cat = catalogue_lists()
     if isinstance(key, (int, np.integer)):
-        hit = cat.index[cat["id"] == int(key)]
+        hit = [i for i, x in enumerate(cat.id) if x == int(key)]
     else:
-        hit = cat.index[(cat["key"] == key) | (cat["zh"] == key) | (cat["en"] == key)]
+        hit = [i for i in range(len(cat.key))
+               if cat.key[i] == key or cat.zh[i] == key or cat.en[i] == key]
     if len(hit) != 1:
-        raise HandError(f"unknown fan {key!r}")
-    return int(hit[0])
+        raise HandError(f"unknown fan {key!r}", code="unknown_name")
+    return hit[0]
 
 
 def _streak_level(lianla):
@@ -234,7 +246,7 @@ def _streak_level(lianla):
 
 
 def _from_catalogue(name, column, minimum, description, self_drawn_only=False):
-    cat = fan_catalogue()
+    cat = catalogue_columns()       # plain columns: building a rule set needs no pandas
     keys = {k: i for i, k in enumerate(cat["key"])}
 
     def rows(text, where):
@@ -246,13 +258,14 @@ def _from_catalogue(name, column, minimum, description, self_drawn_only=False):
     # The shared 不计 list, plus the rule set's own additions (a seed's
     # explicit 不计 that 国标 does not have, e.g. 清幺九 / 三同刻 in seed 001).
     own = f"excludes_{column[len('points_'):]}"
-    extra = cat[own] if own in cat.columns else [""] * len(cat)
+    extra = cat[own] if own in cat else [""] * len(cat["key"])
     excl = tuple(tuple(dict.fromkeys(rows(common, f"{key} excludes")
                                      + rows(more, f"{key} {own}")))
                  for key, common, more in zip(cat["key"], cat["excludes"], extra))
     own = tuple(tuple(keys[k] for k in s.split()) for s in cat["excludes_own"])
     after = tuple(bool(int(x)) for x in cat["after_minimum"])
-    return RuleSet(name=name, minimum=minimum, points=cat[column].to_numpy(np.int64),
+    points = np.asarray([int(x) if x.strip() else 0 for x in cat[column]], np.int64)
+    return RuleSet(name=name, minimum=minimum, points=points,
                    excludes=excl, excludes_own=own, description=description,
                    self_drawn_only=self_drawn_only, after_minimum=after)
 
@@ -306,4 +319,5 @@ def get_rules(rules="gb"):
     try:
         return _REGISTRY[rules]
     except (KeyError, TypeError):
-        raise HandError(f"unknown rule set {rules!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+        raise HandError(f"unknown rule set {rules!r}; known: {', '.join(sorted(_REGISTRY))}",
+                        code="unknown_name") from None

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._kernels import fan_ids as F
 from .._kernels import policy as P
+from .._kernels.bundles import Directions
 from ..rules import get_rules
 
 __all__ = ["Direction", "directions", "direction_arrays"]
@@ -165,7 +166,8 @@ def directions(rules="dazhong32"):
 
 
 def direction_arrays(rules="dazhong32"):
-    """The kernel's tables: ``(dinfo, dmask, dtk, dtn)`` (see :mod:`mjkit._kernels.policy`)."""
+    """The kernel's tables: a ``Directions`` bundle ``(info, masks, tmpl_kinds, tmpl_copies)``
+    (see :mod:`mjkit._kernels.policy`)."""
     rs = get_rules(rules)
     key = "directions"
     if key not in rs._cache:
@@ -184,5 +186,5 @@ def direction_arrays(rules="dazhong32"):
                 dtk[i, j] = k
                 dtn[i, j] = n
         dmask = np.stack([masks[n] for n in names])
-        rs._cache[key] = (dinfo, dmask, dtk, dtn)
+        rs._cache[key] = Directions(dinfo, dmask, dtk, dtn)
     return rs._cache[key]

@@ -16,21 +16,23 @@ import pandas as pd
 
 from .._kernels import fan_ids as F
 from .._kernels import game as G
+from .._kernels.bundles import OUTCOME_DTYPE, GameParams, PolicyHooks, ShantenTables
+from .._kernels.policy import POLICY_BREAK, POLICY_USER, POLICY_VALUE
 from ..errors import HandError
-from ..hand import _as_wind
 from ..rules import get_rules
 from ..shanten import shanten_tables
 from ..tiles import tile_from_str
-from ..validate import INT32_MAX, MAX_LEVEL, whole
+from ..validate import INT32_MAX, MAX_LEVEL, boolean, whole
 from ..validate import level as _level
 from ..validate import seed as _seed
+from ..validate import wind as _wind
 from .directions import direction_arrays
 from .policy import POLICIES, label, resolve
 
 __all__ = ["HandRecords", "play_hands", "POLICIES"]
 
-_COLUMNS = ("winner", "self_drawn", "draws", "own_draws", "counted", "total", "taken",
-            "flowers", "melds", "wild", "robbed", "error", "short")
+# the outcome columns: the kernel's record fields, in order
+_COLUMNS = OUTCOME_DTYPE.names
 
 
 @dataclass
@@ -82,26 +84,25 @@ class HandRecords:
 MAX_FIRST = 2**62
 
 
-def _flag(name, x):
-    """A yes/no option: a bool (or 0/1), else HandError naming it."""
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (int, np.integer)) and x in (0, 1):
-        return bool(x)
-    raise HandError(f"{name} must be True or False, got {x!r}")
+def _run_threads(seed, first, par, rs, policies, out, fans):
+    """Slices of the hands on numba's thread count (the kernel releases the GIL).
 
-
-def _run_threads(seed, level, first, par, stab, htab, rs, hooks, out, fans):
-    """Slices of the hands on numba's thread count (the kernel releases the GIL)."""
+    Only what the players use is passed: the value-aware directions when a
+    player plays ``value`` or ``break``, the callbacks when one has a user
+    policy, else ``None`` (and the kernel is compiled without that code).
+    """
     n = len(out)
     threads = max(1, min(numba.get_num_threads(), n // 64 or 1))
-    args = rs.kernel_args() + direction_arrays(rs)
+    tabs = ShantenTables(*shanten_tables())
+    rules = rs.kernel_rules()
+    codes = [code for code, _ in policies]
+    dirs = direction_arrays(rs) if POLICY_VALUE in codes or POLICY_BREAK in codes else None
+    hooks = PolicyHooks(*(hook for _, hook in policies)) if POLICY_USER in codes else None
     cuts = [n * j // threads for j in range(threads + 1)]
 
     def run(j):
         lo, hi = cuts[j], cuts[j + 1]
-        G.play_hands(seed, level, first + lo, par, stab, htab, *args, *hooks, out[lo:hi],
-                     fans[lo:hi])
+        G.play_hands(seed, first + lo, par, tabs, rules, dirs, hooks, out[lo:hi], fans[lo:hi])
 
     if threads == 1:
         run(0)
@@ -130,34 +131,36 @@ def _wild(wild):
 def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
            discard_wins=None, dealer_policy="efficiency", others_policy="efficiency",
            deal_only=False, wild=None, slack=4, commit=5, break_from=1):
-    """The kernel's parameter array (validated) and the rule set; see :func:`play_hands`."""
+    """The rule set and the kernel's settings (a ``GameParams``, validated); see
+    :func:`play_hands`."""
     rs = get_rules(rules)
     level = _level(level, "level (lianla)")
     rs.threshold(level)          # 连拉 only where the rule set has it
     exhaust = whole("exhaust (tiles taken from the wall)", exhaust, 53, G.N_WALL)
-    solitaire = _flag("solitaire", solitaire)
-    deal_only = _flag("deal_only", deal_only)
+    solitaire = boolean(solitaire, "solitaire")
+    deal_only = boolean(deal_only, "deal_only")
     if discard_wins is None:
         discard_wins = not rs.self_drawn_only
-    discard_wins = _flag("discard_wins", discard_wins)
+    discard_wins = boolean(discard_wins, "discard_wins")
     if discard_wins and rs.self_drawn_only:
         raise HandError(f"rule set {rs.name!r} wins by self-draw only: discard_wins=True "
                         "is not allowed")
-    par = np.zeros(G.N_PARAMS, np.int64)
-    par[G.P_EXHAUST] = exhaust
-    par[G.P_LEVEL] = level
-    par[G.P_MINIMUM] = rs.minimum
-    par[G.P_ROUND] = _as_wind(round_wind, "round_wind")
-    par[G.P_SOLITAIRE] = 1 if solitaire else 0
-    par[G.P_DISCARD_WINS] = 1 if discard_wins else 0
-    par[G.P_DEALER_POLICY] = resolve(dealer_policy)[0]
-    par[G.P_OTHERS_POLICY] = resolve(others_policy)[0]
-    par[G.P_DEAL_ONLY] = 1 if deal_only else 0
-    par[G.P_DEALER_BONUS] = rs.points_list[F.LIANLA] * level
-    par[G.P_SLACK] = whole("slack", slack, -200, 200)
-    par[G.P_COMMIT] = whole("commit", commit, 0, 14)
-    par[G.P_BREAK_FROM] = whole("break_from", break_from, 0, MAX_LEVEL)
-    par[G.P_WILD_MODE], par[G.P_WILD_KIND] = _wild(wild)
+    round_wind = _wind(round_wind, "round_wind")
+    dealer_code = resolve(dealer_policy)[0]
+    others_code = resolve(others_policy)[0]
+    slack = whole("slack", slack, -200, 200)
+    commit = whole("commit", commit, 0, 14)
+    break_from = whole("break_from", break_from, 0, MAX_LEVEL)
+    wild_mode, wild_kind = _wild(wild)
+    # plain ints and bools: the kernel is compiled once for these field types
+    par = GameParams(
+        exhaust=int(exhaust), level=int(level), minimum=int(rs.minimum),
+        round_wind=int(round_wind), solitaire=bool(solitaire),
+        discard_wins=bool(discard_wins), dealer_policy=int(dealer_code),
+        others_policy=int(others_code), deal_only=bool(deal_only),
+        dealer_bonus=int(rs.points_list[F.LIANLA] * level), slack=int(slack),
+        commit=int(commit), break_from=int(break_from), wild_mode=int(wild_mode),
+        wild_kind=int(wild_kind))
     return rs, par
 
 
@@ -227,16 +230,14 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
                      deal_only=deal_only, wild=wild, slack=slack, commit=commit,
                      break_from=break_from)
     if minimum is not None:
-        par[G.P_MINIMUM] = whole("minimum", minimum, 0, INT32_MAX)
-    stab, htab = shanten_tables()
-    out = np.zeros((n, G.N_OUT), np.int32)
+        par = par._replace(minimum=int(whole("minimum", minimum, 0, INT32_MAX)))
+    records = np.zeros(n, OUTCOME_DTYPE)
     # int16: a fan's count is at most the 连拉 level (<= MAX_LEVEL), never wrapped
     fans = np.zeros((n, rs.n_fans), np.int16)
-    hooks = (resolve(dealer_policy)[1], resolve(others_policy)[1])
+    policies = (resolve(dealer_policy), resolve(others_policy))
     if n:
-        _run_threads(seed, int(par[G.P_LEVEL]), int(first), par, stab, htab, rs, hooks,
-                     out, fans)
-        bad = np.flatnonzero(out[:, G.O_ERROR])
+        _run_threads(seed, int(first), par, rs, policies, records, fans)
+        bad = np.flatnonzero(records["error"])
         if len(bad):
             i = int(bad[0])
             raise HandError(f"hand {first + i}: a user policy discarded a tile not in hand "
@@ -244,6 +245,8 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
                             f"{label(others_policy)!r})")
     from ..rules.catalogue import catalogue_lists
 
-    return HandRecords(rules=rs.name, level=int(par[G.P_LEVEL]), seed=seed,
-                       first=int(first), outcomes=out, fan_counts=fans,
+    # the records read as int32 columns (the same memory, in _COLUMNS order)
+    outcomes = records.view(np.int32).reshape(n, len(_COLUMNS))
+    return HandRecords(rules=rs.name, level=par.level, seed=seed,
+                       first=int(first), outcomes=outcomes, fan_counts=fans,
                        fan_keys=list(catalogue_lists().key[:rs.n_fans]))
