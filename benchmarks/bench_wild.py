@@ -32,7 +32,7 @@ def make_hands(n, n_wild, seed):
     for p in parts:
         if len(p.concealed) < n_wild:
             continue
-        allc = np.array(p.tile_counts(), np.int64)
+        allc = p.all_counts()
         c = np.zeros(34, np.int64)
         for t in p.concealed:
             c[t] += 1

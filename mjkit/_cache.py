@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import storage
+from .locations import cache_dir     # the one home of locations; kept here for callers
 
 __all__ = ["CacheWarning", "cache_dir", "npy_array", "npy_writer", "npz_arrays", "npz_writer",
            "read_set", "write_set"]
@@ -32,19 +33,6 @@ _MAX_HEADER = 1 << 16
 
 class CacheWarning(UserWarning):
     """A cached file failed its check and is being rebuilt."""
-
-
-def cache_dir() -> Path | None:
-    """The user cache folder, or None when caching is turned off.
-
-    ``$MJKIT_CACHE_DIR`` if set (an empty value turns the disk cache off),
-    else ``$XDG_CACHE_HOME/mjkit``, else ``~/.cache/mjkit``.
-    """
-    env = os.environ.get("MJKIT_CACHE_DIR")
-    if env is not None:
-        return Path(env) if env.strip() else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "mjkit"
 
 
 def warn_damaged(path: str | os.PathLike, reason: str, *, stacklevel: int = 3) -> None:

@@ -22,9 +22,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
+from .locations import PACKAGE as _PACKAGE
 from .storage import probe_write
-
-_PACKAGE = Path(__file__).resolve().parent
 
 #: What :func:`ensure` decided: ``None`` (numba caches as usual), a folder
 #: path (the fallback) or ``"off"`` (no disk cache).
@@ -96,7 +95,7 @@ def _private_tmp() -> str | None:
 
 
 def _fallback_dir() -> str | None:
-    from ._cache import cache_dir
+    from .locations import cache_dir
 
     base = cache_dir()
     if base is not None and _writable(base / "numba"):

@@ -26,91 +26,33 @@ import os
 import shutil
 import subprocess
 import sys
-import unicodedata
 from pathlib import Path
+
+from . import messages, text_table
 
 __all__ = ["main", "build_parser"]
 
 # Exit statuses.
 OK, NOT_WIN, BAD_INPUT = 0, 1, 2
 
-# Texts of the human-readable output, by language.
-_TEXT = {
-    "zh": {
-        "rules": "规则",
-        "reading": "组合",
-        "head": ("番种", "英文", "番数", "次数", "小计"),
-        "total": "合计",
-        "wild": "财神 {w} 当作：{a}",
-        "note": "提示",
-        "not_counted": "不计（被更高番种包含）：",
-        "because": "因",
-        "none": "无",
-        "not_win": "不是和牌：这些牌不成完整的和牌型",
-        "kinds": {"chow": "顺", "pung": "刻", "kong": "杠", "pair": "将"},
-        "exposed": "明",
-        "catalogue": "{name}：{n} 个番种，起和 {m} 番",
-        "forms": {"seven pairs": "七对", "thirteen orphans": "十三幺",
-                  "honors and knitted tiles": "全不靠", "knitted straight": "组合龙"},
-        "fan_head": ("序号", "番数", "番种", "英文", "不计"),
-    },
-    "en": {
-        "rules": "rules",
-        "reading": "reading",
-        "head": ("Fan", "Chinese", "Points", "Count", "Value"),
-        "total": "Total",
-        "wild": "wild {w} stood for: {a}",
-        "note": "note",
-        "not_counted": "Not counted (不计, included in a higher fan):",
-        "because": "because of",
-        "none": "none",
-        "not_win": "not a complete hand: the tiles do not form a winning shape",
-        "kinds": {"chow": "chow", "pung": "pung", "kong": "kong", "pair": "pair"},
-        "exposed": "exposed",
-        "catalogue": "{name}: {n} fans, {m}-fan minimum",
-        "forms": {},
-        "fan_head": ("ID", "Points", "Chinese", "Fan", "Not counted with it (不计)"),
-    },
-}
-
 
 # --------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------
 
-def _width(text):
-    """Display width in a terminal: CJK characters take two columns."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in str(text))
-
-
-def _pad(text, width, right=False):
-    gap = " " * max(width - _width(text), 0)
-    return gap + str(text) if right else str(text) + gap
-
-
-def _table(header, rows, right=()):
-    """Rows of cells as aligned text lines (columns in ``right`` right-aligned)."""
-    widths = [max(_width(c) for c in col) for col in zip(header, *rows)]
-    lines = []
-    for cells in [header, *rows]:
-        out = [_pad(c, w, i in right) for i, (c, w) in enumerate(zip(cells, widths))]
-        lines.append("  " + "  ".join(out).rstrip())
-    lines.insert(1, "  " + "  ".join("-" * w for w in widths))
-    return lines
-
-
 def _english_names():
     """``{zh name: en name}`` and ``{key: zh name}`` of the fan catalogue."""
-    from .rules import fan_catalogue
+    from .rules.catalogue import catalogue_lists   # plain tuples: no pandas to print a score
 
-    cat = fan_catalogue()
-    return dict(zip(cat["zh"], cat["en"])), dict(zip(cat["key"], cat["zh"]))
+    cat = catalogue_lists()
+    return dict(zip(cat.zh, cat.en)), dict(zip(cat.key, cat.zh))
 
 
 def _notebooks_dir():
     """The repository's ``notebooks`` folder (next to the package), or None."""
-    root = Path(__file__).resolve().parent.parent
-    folder = root / "notebooks"
+    from .locations import SOURCE_ROOT
+
+    folder = SOURCE_ROOT / "notebooks"
     return folder if folder.is_dir() else None
 
 
@@ -198,7 +140,7 @@ def _reading(result, text):
 
 def format_result(result, lang="zh"):
     """The human-readable report of ``mjkit score``."""
-    text = _TEXT[lang]
+    text = messages.section("cli", lang)
     en, _ = _english_names()
     lines = [f"{result.hand}   ({text['rules']}: {result.rules})"]
     if not result.is_win:
@@ -213,7 +155,7 @@ def format_result(result, lang="zh"):
         names = (f.zh, f.en) if lang == "zh" else (f.en, f.zh)
         rows.append([*names, str(f.points), str(f.count), str(f.value)])
     rows.append([text["total"], "", "", "", str(result.total)])
-    table = _table(text["head"], rows, right=(2, 3, 4))
+    table = text_table.table(text["head"], rows, right=(2, 3, 4))
     table.insert(len(table) - 1, table[1])  # a rule above the total
     lines += table
     lines.append("")
@@ -231,9 +173,9 @@ def format_result(result, lang="zh"):
         names = [f"{zh} {en.get(zh, '')}" for zh, _ in result.not_counted]
         because = [", ".join(f"{b} {en.get(b, '')}" for b in by)
                    for _, by in result.not_counted]
-    width = max((_width(n) for n in names), default=0)
+    width = max((text_table.width(n) for n in names), default=0)
     for name, by in zip(names, because):
-        lines.append(f"  {_pad(name, width)}  {text['because']} {by}")
+        lines.append(f"  {text_table.pad(name, width)}  {text['because']} {by}")
     return "\n".join(lines)
 
 
@@ -339,13 +281,13 @@ def _cmd_fans(args):
         print(json.dumps({"rules": rs.name, "minimum": int(rs.minimum), "fans": records},
                          ensure_ascii=False, indent=2))
         return OK
-    text = _TEXT[args.lang]
+    text = messages.section("cli", args.lang)
     _, zh_of = _english_names()
     rows = [[str(r.id), str(r.points), r.zh, r.en,
              " ".join(zh_of.get(k, k) for k in r.excludes.split())]
             for r in df.itertuples()]
     print(text["catalogue"].format(name=rs.name, n=len(df), m=rs.minimum))
-    print("\n".join(_table(text["fan_head"], rows, right=(0, 1))))
+    print("\n".join(text_table.table(text["fan_head"], rows, right=(0, 1))))
     return OK
 
 
@@ -355,32 +297,9 @@ def _cmd_fans(args):
 
 def parse_levels(text):
     """``"0-8"``, ``"0,2,5"`` or ``"0-3,8"`` as a sorted list of levels."""
-    from .errors import HandError
+    from .validate import levels_text
 
-    from .validate import MAX_LEVEL
-
-    out = []
-    for part in str(text).replace(" ", "").split(","):
-        lo, sep, hi = part.partition("-")
-        ends = [lo, hi] if sep else [lo]
-        if not all(e.isascii() and e.isdigit() and len(e) <= 20 for e in ends):
-            raise HandError(f"--levels: {text!r} is not a list of levels such as 0-8 or "
-                            "0,2,5")
-        a, b = int(ends[0]), int(ends[-1])
-        if b < a:
-            raise HandError(f"--levels: {part!r} is not a range of levels >= 0 "
-                            "(low-high)")
-        # the ends are checked before a list is built (0-1000000000 is refused at once)
-        if b > MAX_LEVEL:
-            raise HandError(f"--levels: {part!r} goes past level {MAX_LEVEL}; a study plays "
-                            "levels up to the first whose bar is 0 (8 in dazhong32: every "
-                            "higher level plays like it)")
-        out.extend(range(a, b + 1))
-        if len(out) > MAX_LEVEL + 1:
-            raise HandError(f"--levels: {text!r} names a level twice")
-    if len(set(out)) != len(out):
-        raise HandError(f"--levels: {text!r} names a level twice")
-    return sorted(out)
+    return levels_text(text, "--levels")
 
 
 # Study options of `simulate` (None: not given on the command line).
@@ -451,7 +370,8 @@ def _cmd_simulate(args):
         try:
             from distributed import Client
         except ImportError:
-            raise HandError("--scheduler needs Dask: pip install 'dask[distributed]'") from None
+            raise HandError("--scheduler needs Dask: pip install 'dask[distributed]'",
+                            code="missing_dependency") from None
         try:
             client = Client(args.scheduler, timeout=args.timeout)
         except (OSError, TimeoutError) as exc:
@@ -495,10 +415,12 @@ def _cmd_simulate(args):
 # --------------------------------------------------------------------------
 
 def _cmd_notebooks(args):
+    from .locations import SOURCE_ROOT
+
     folder = _notebooks_dir()
     if folder is None:
         print("The notebooks folder was not found next to the mjkit package "
-              f"({Path(__file__).resolve().parent.parent}). It ships with the source "
+              f"({SOURCE_ROOT}). It ships with the source "
               "repository: clone it and install with  pip install -e \".[lab]\"",
               file=sys.stderr)
         return NOT_WIN
@@ -557,53 +479,42 @@ def _checked(check):
     return convert
 
 
-def _int_text(text, name):
-    """A whole number written in decimal (no int() of a huge string)."""
-    from .errors import HandError
-
-    t = text.strip()
-    digits = t[1:] if t[:1] in "+-" else t
-    if not (digits.isascii() and digits.isdigit()) or len(digits) > 20:
-        raise HandError(f"{name} must be a whole number, got {text!r}")
-    return int(t)
-
-
 def _level_arg(text):
     from . import validate
 
-    return validate.level(_int_text(text, "the 连拉 level"), "the 连拉 level")
+    return validate.level(validate.decimal(text, "the 连拉 level"), "the 连拉 level")
 
 
 def _count_arg(name, lo, hi):
     def count(text):
         from . import validate
 
-        return validate.whole(name, _int_text(text, name), lo, hi)
+        return validate.whole(name, validate.decimal(text, name), lo, hi)
     count.__name__ = name.replace(" ", "_")
     return count
 
 
 def _flowers_arg(text):
-    from .hand import _as_flowers
+    from . import validate
 
-    _as_flowers(text)           # the message of mjkit.score(..., flowers=text)
+    validate.flowers(text)      # the message of mjkit.score(..., flowers=text)
     return text
 
 
 def _wind_arg(name):
     def wind(text):
-        from .hand import _as_wind
+        from . import validate
 
-        _as_wind(text, name)    # the message of mjkit.score(..., <name>=text)
+        validate.wind(text, name)   # the message of mjkit.score(..., <name>=text)
         return text
     wind.__name__ = name
     return wind
 
 
 def _wild_arg(text):
-    from .score import _wild_kind
+    from . import validate
 
-    _wild_kind(text)
+    validate.wild_kind(text)
     return text
 
 

@@ -44,18 +44,20 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
+from ._lazy import pandas as pd  # imported on first use: scoring needs no pandas
 
+from . import messages as M
 from . import value_index as VI
 from ._kernels import layout as L
 from ._kernels import value_index as KV
+from ._kernels.bundles import IndexQuery, MeldRanking
 from .errors import HandError
-from .hand import _as_bool, _as_wind
 from .rules import get_rules
-from .validate import INT32_MAX, whole
+from .validate import INT32_MAX, boolean, whole, wind
 from .score import meld_code, score
-from .shanten import _hand_text, _read_checked
-from .tiles import N_KINDS, tile_to_str, tiles_to_str
+from .hand import Hand, hand_text
+from .shanten import read_hand_counts
+from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
 
 __all__ = ["DistanceResult", "Target", "distance_to"]
 
@@ -149,27 +151,21 @@ class DistanceResult:
 
     def summary(self, lang="en"):
         """A few lines a player reads at a glance."""
+        lang = M.lang_or_en(lang)
         if self.distance is None:
-            return (f"{self.hand}：没有够 {self.min_fans} 番的和牌" if lang == "zh" else
-                    f"{self.hand}: no complete hand reaches {self.min_fans} fans")
+            return M.text("distance.none", lang, hand=self.hand, fans=self.min_fans)
         t = self.targets[0] if self.targets else None
-        if lang == "zh":
-            where = "已和够番" if self.distance < 0 else (
-                "听够番的牌" if self.distance == 0 else f"距够 {self.min_fans} 番的和牌 {self.distance} 向听")
-            lines = [f"{self.hand}：{where}（{self.fit} 张合用）"]
-            if t is not None:
-                lines.append(f"  例：{t.hand}，{t.counted} 番 — {' '.join(t.fans)}")
-                if t.need:
-                    lines.append(f"  留 {t.keep}，打 {t.discard or '—'}，要 {t.need}")
-            return "\n".join(lines)
-        where = ("complete and worth it" if self.distance < 0 else
-                 f"{self.distance} from a hand worth {self.min_fans} "
-                 f"({self.draws} tile{'s' if self.draws != 1 else ''} to draw)")
-        lines = [f"{self.hand}: {where}; {self.fit} tiles fit"]
+        key = ("distance.complete" if self.distance < 0 else
+               "distance.ready" if self.distance == 0 else "distance.away")
+        where = M.text(key, lang, fans=self.min_fans, distance=self.distance, draws=self.draws,
+                       plural="s" if self.draws != 1 else "")
+        lines = [M.text("distance.head", lang, hand=self.hand, where=where, fit=self.fit)]
         if t is not None:
-            lines.append(f"  e.g. {t.hand}: {t.counted} counted fans - {' '.join(t.fans)}")
+            lines.append(M.text("distance.example", lang, hand=t.hand, counted=t.counted,
+                                fans=" ".join(t.fans)))
             if t.need:
-                lines.append(f"  keep {t.keep}, let go {t.discard or '-'}, draw {t.need}")
+                lines.append(M.text("distance.plan", lang, keep=t.keep, need=t.need,
+                                    discard=t.discard or ("—" if lang == "zh" else "-")))
         return "\n".join(lines)
 
     def __str__(self):
@@ -193,17 +189,33 @@ def _meld_row(melds, seat, rnd, self_drawn, lianla):
     return row
 
 
-def _best_result(pattern, melds, rs, lianla, situation):
-    """Score a complete pattern with each winning tile; the most counted fans win."""
-    tiles = [t for t in range(N_KINDS) for _ in range(int(pattern[t]))]
-    meld_text = "".join(str(m) for m in melds)
+def best_result(pattern, melds, rs, lianla, situation):
+    """The best score of a complete pattern over its winning tiles, or None.
+
+    Parameters
+    ----------
+    pattern : array of 34 ints
+        The concealed tiles (as counts) of a complete hand.
+    melds : list of Meld
+        The hand's melds.
+    rs : RuleSet
+    lianla : int
+    situation : dict
+        ``self_drawn``, ``seat_wind``, ``round_wind`` for :func:`mjkit.score`.
+
+    Returns
+    -------
+    ScoreResult or None
+        The winning reading with the most counted fans (shared by
+        :func:`distance_to` and :func:`mjkit.targets.targets`); None when no
+        winning tile gives a legal win.
+    """
+    tiles = tiles_of_counts(pattern)
     best = None
     for w in sorted(set(tiles)):
-        rest = list(tiles)
-        rest.remove(w)
-        text = f"{meld_text}{tiles_to_str(rest)} {tile_to_str(w)}"
         try:
-            r = score(text, rules=rs, lianla=lianla, **situation)
+            r = score(Hand.from_parts(tiles, melds, win_tile=w, **situation), rules=rs,
+                      lianla=lianla)
         except HandError:
             continue
         if r.is_win and (best is None or r.counted_points > best.counted_points):
@@ -211,7 +223,8 @@ def _best_result(pattern, melds, rs, lianla, situation):
     return best
 
 
-def _fans_text(r):
+def fans_text(r):
+    """The counted fans of a result: ``"<zh> <value>"``, ``"<zh>×<n> <value>"`` if repeated."""
     return tuple(f"{f.zh} {f.value}" if f.count == 1 else f"{f.zh}×{f.count} {f.value}"
                  for f in r.fans)
 
@@ -220,7 +233,7 @@ def _target(pattern, h, unseen, melds, rs, lianla, situation):
     keep = np.minimum(h, pattern)
     need = pattern - keep
     drop = h - keep
-    r = _best_result(pattern, melds, rs, lianla, situation)
+    r = best_result(pattern, melds, rs, lianla, situation)
     need_unseen = tuple((tile_to_str(t), int(need[t]), int(unseen[t]))
                         for t in range(N_KINDS) if need[t] > 0)
     ways = 1
@@ -228,28 +241,29 @@ def _target(pattern, h, unseen, melds, rs, lianla, situation):
         ways *= math.comb(u, k)
 
     def text(c):
-        return tiles_to_str([t for t in range(N_KINDS) for _ in range(int(c[t]))])
+        return tiles_to_str(tiles_of_counts(c))
 
     hand = "?" if r is None else str(r.hand).split("|")[0].strip()
     return Target(hand=hand, keep=text(keep), discard=text(drop), need=text(need),
                   need_unseen=need_unseen, ways=ways,
                   counted=-1 if r is None else r.counted_points,
-                  fans=() if r is None else _fans_text(r), result=r)
+                  fans=() if r is None else fans_text(r), result=r)
 
 
 def _situation(rs, seat_wind, round_wind, self_drawn):
-    seat = _as_wind(seat_wind, "seat_wind")
-    rnd = _as_wind(round_wind, "round_wind")
+    seat = wind(seat_wind, "seat_wind")
+    rnd = wind(round_wind, "round_wind")
     if self_drawn is None:
         self_drawn = True
-    self_drawn = _as_bool(self_drawn, "self_drawn")
+    self_drawn = boolean(self_drawn, "self_drawn")
     if rs.self_drawn_only and not self_drawn:
         raise HandError(f"rule set {rs.name!r} wins by self-draw only: self_drawn=False "
                         "has no legal target")
     return seat, rnd, self_drawn
 
 
-def _min_fans(rs, min_fans, lianla):
+def target_fans(rs, min_fans, lianla):
+    """The fan target: ``min_fans`` checked, or the rule set's minimum when None."""
     if min_fans is None:
         return rs.minimum
     # bounded so that the bar and every fan sum stay inside the kernels' ints
@@ -315,11 +329,9 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     seat, rnd, self_drawn = _situation(rs, seat_wind, round_wind, self_drawn)
     # a level in 0..MAX_LEVEL, in a rule set with 连拉, for the dealer only
     level = rs.streak_level(lianla, seat)
-    target = _min_fans(rs, min_fans, level)
-    if isinstance(examples, bool) or not isinstance(examples, (int, np.integer)) \
-            or not 1 <= examples <= 50:
-        raise HandError(f"examples must be 1..50, got {examples!r}")
-    counts, meld_list, melded, seen = _read_checked(hand, melds, visible)
+    target = target_fans(rs, min_fans, level)
+    examples = whole("examples", examples, 1, 50)
+    counts, meld_list, melded, seen = read_hand_counts(hand, melds, visible)
     k = len(meld_list)
     unseen = (4 - counts - melded - seen).astype(np.int64)
     h = np.ascontiguousarray(counts, np.int64)
@@ -370,12 +382,12 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     # melds, where each one costs a scoring)
     pool = np.zeros((examples if k else max(4 * examples, 16), N_KINDS), np.int64)
     all_tiles = bool(k) or not self_drawn
-    best, n_ex, verified = KV.nearest(h, unseen, True, *fam.arrays(), ids, accept, wind_mode,
-                                      meld_counts, pos_s, pos_h, cls_of, full_off, row,
-                                      all_tiles, target, *rs.kernel_args(), pool)
+    query = IndexQuery(h, unseen, True, ids, accept, wind_mode, row, all_tiles, int(target))
+    melds = MeldRanking(meld_counts, pos_s, pos_h, cls_of, full_off, fam.suit_ptr, fam.hon_ptr)
+    best, n_ex, verified = KV.nearest(fam.arrays(), query, melds, rs.kernel_rules(), pool)
     situation = {"self_drawn": self_drawn, "seat_wind": _WIND[seat],
                  "round_wind": _WIND[rnd]}
-    text = _hand_text(counts, meld_list)
+    text = hand_text(tiles_of_counts(counts), meld_list)
     if best < 0:
         return DistanceResult(text, rs.name, target, level, None, 0, [], situation,
                               int(verified), time.perf_counter() - t0)

@@ -58,7 +58,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from itertools import combinations
 from pathlib import Path
 
@@ -70,9 +69,11 @@ from . import _cache, storage
 from ._cache import cache_dir
 from ._kernels import complete as K
 from ._kernels.shapes import knitted_tile
+from .locations import data_file
 from .rules import get_rules
 from .rules.catalogue import catalogue_lists
-from .tiles import tiles_to_str
+from .hand import hand_text
+from .tiles import tiles_of_counts
 
 __all__ = [
     "ALL_HANDS", "FORMS", "RULES", "SITUATION", "THRESHOLDS", "BestScores", "FanDistribution",
@@ -182,11 +183,8 @@ class Patterns:
 
 def pattern_text(counts, win_tile=None):
     """Notation of a 34-count pattern, the winning tile (default: lowest) written last."""
-    tiles = [t for t in range(34) for _ in range(int(counts[t]))]
-    if win_tile is None:
-        win_tile = tiles[0]
-    tiles.remove(int(win_tile))
-    return f"{tiles_to_str(tiles)} {tiles_to_str([int(win_tile)])}"
+    tiles = tiles_of_counts(counts)
+    return hand_text(tiles, win_tile=tiles[0] if win_tile is None else int(win_tile))
 
 
 def _counts(tiles):
@@ -196,7 +194,7 @@ def _counts(tiles):
     return tuple(c)
 
 
-def _small_forms():
+def small_forms():
     """Thirteen orphans, honours-and-knitted and knitted-straight patterns (distinct).
 
     Built straight from their definitions; these forms hold about 12,000
@@ -261,10 +259,10 @@ def enumerate_patterns(progress=None):
         pairs_forms, _ = _forms_weights(pairs)
         pairs = pairs[(pairs_forms & K.REGULAR) == 0]      # the regular ones come first
         bar.update()
-        small = _small_forms()
-        small_forms, _ = _forms_weights(small)
+        small = small_forms()
+        small_bits, _ = _forms_weights(small)
         # every regular and seven-pairs pattern is already listed
-        small = small[(small_forms & (K.REGULAR | K.SEVEN_PAIRS)) == 0]
+        small = small[(small_bits & (K.REGULAR | K.SEVEN_PAIRS)) == 0]
         bar.update()
         counts = np.empty((n_reg + len(pairs) + len(small), 34), np.uint8)
         K.regular_patterns(sv, sp, hv, hp, 4, counts[:n_reg])
@@ -336,7 +334,7 @@ def _score(counts, forms, rs, all_tiles=False):
     win = np.empty(n, np.int64)
     sig = np.zeros((n, K.sig_words(rs.n_fans)), np.int64)
     if n:
-        K.score_patterns(counts, forms, *rs.kernel_args(), 0, 0, all_tiles, counted, win, sig,
+        K.score_patterns(counts, forms, rs.kernel_rules(), 0, 0, all_tiles, counted, win, sig,
                          _threads_chunks(n))
     bad = counted < 0
     if bad.any():
@@ -412,10 +410,8 @@ def _aggregate(keys, patterns, combos, rep, rep_win):
 def _run_key(rs, p, block):
     """Identifies a scoring run: kernels, rule set, situation, patterns and blocks."""
     h = hashlib.sha256()
-    for path in sorted((Path(__file__).parent / "_kernels").glob("*.py")):
-        h.update(path.read_bytes())
-    for a in rs.kernel_args()[:7]:
-        h.update(np.ascontiguousarray(a).tobytes())
+    storage.source_fingerprint(["_kernels"], h=h)
+    rs.digest_into(h)
     h.update(repr((sorted(SITUATION.items()), p.fingerprint(), block, rs.n_fans,
                    _BLOCK_FORMAT)).encode())
     return h.hexdigest()[:16]
@@ -644,10 +640,7 @@ def _distribution(agg, p_counts, rs, n_all, c_all):
 
 def data_dir():
     """Folder of the shipped tables (``data/exact`` of a checkout, else package data)."""
-    repo = Path(__file__).resolve().parent.parent / "data" / "exact"
-    if repo.is_dir():
-        return repo
-    return Path(str(resources.files("mjkit.data") / "exact"))
+    return data_file("exact")
 
 
 @lru_cache(maxsize=None)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .errors import HandError
+from . import validate
 
 __all__ = ["CombinationInfo", "combination"]
 
@@ -130,8 +130,7 @@ def combination(fans, rules="dazhong32", *, examples=3, seed=0, study=True, prog
 
     rs = get_rules(rules)
     rows = parse_combination(fans, rs)
-    if isinstance(examples, bool) or not isinstance(examples, int) or not 0 <= examples <= 20:
-        raise HandError(f"examples must be 0..20, got {examples!r}")
+    examples = validate.whole("examples", examples, 0, 20)
     from .rules.catalogue import catalogue_lists
 
     cat = catalogue_lists()

@@ -16,6 +16,11 @@ and ``double_ready`` (双报听); the Chinese names are accepted as aliases.
 
 Every problem raises :class:`~mjkit.errors.HandError`, whose message says what
 is wrong and, for notation errors, where.
+
+Readers and writers of hand notation live here (tiles and tile groups in
+:mod:`mjkit.tiles`): :func:`parse_hand`, :func:`read_tile_part`,
+:func:`parse_meld`, :func:`parse_situation`; :func:`hand_text` (melds, tiles,
+winning tile) and :func:`hand_to_str` (``str(hand)``).
 """
 
 from __future__ import annotations
@@ -30,13 +35,22 @@ from typing import Any
 import numpy as np
 
 from .errors import HandError
+from .errors import short_repr as _short_repr
 from .tiles import (
-    _C_BRACKET, _C_OTHER, _C_SPACE, _C_SUIT, _C_TILE, _SCAN_CODE, _SUIT_TILES,
-    HONOR_LETTERS, N_KINDS, _index, _short_repr, counts34, scan_tiles,
-    tile_from_str, tile_to_str, tiles_to_str,
+    HONOR_LETTERS, N_KINDS, counts34, scan_groups, scan_tiles, tile_from_str, tile_to_str,
+    tiles_to_str,
 )
+from .tiles import tile_index as _index
+# the argument validators live in validate.py (one home); short local names
+from .validate import MAX_ITEMS as _MAX_ITEMS
+from .validate import boolean as _as_bool
+from .validate import flower_tile as _flower_index
+from .validate import flowers as _as_flowers
+from .validate import take as _take
+from .validate import wind as _as_wind
 
-__all__ = ["Meld", "Hand", "parse_hand", "MAX_TEXT_LEN", "MELD_KINDS"]
+__all__ = ["Meld", "Hand", "parse_hand", "parse_meld", "read_tile_part", "parse_situation",
+           "hand_text", "hand_to_str", "MAX_TEXT_LEN", "MELD_KINDS"]
 
 #: Longest notation string accepted; a real hand needs well under 100
 #: characters, so anything longer is rejected before it is scanned.
@@ -56,15 +70,6 @@ _VALUED = ("seat_wind", "round_wind", "flowers", "win_tile")
 _ALIASES = {"seat": "seat_wind", "round": "round_wind"}
 _ALIASES.update({zh: name for name, zh in _SITUATION_ZH.items()})
 _FLAG_SET = frozenset(_FLAGS)
-_WIND_NAMES = {
-    "e": 0, "east": 0, "东": 0, "s": 1, "south": 1, "南": 1,
-    "w": 2, "west": 2, "西": 2, "n": 3, "north": 3, "北": 3,
-}
-# _WIND_NAMES keys, and their capitalised and upper-case forms ("E", "South").
-_WIND_EXACT = {form: w for k, w in _WIND_NAMES.items() for form in (k, k.title(), k.upper())}
-# Iterables handed to Hand/from_parts are cut off here, so an endless
-# generator cannot hang us; no valid argument comes near these sizes.
-_MAX_ITEMS = 64
 _INT_ONLY = frozenset({int})
 _KINDS = frozenset(range(N_KINDS))
 # Situation names, aliases resolved: "flag" or "valued".
@@ -76,97 +81,11 @@ _SUFFIX_NAMES.update({name: "valued" for name in _VALUED})
 # small converters; each turns one user value into a clean one or raises
 # --------------------------------------------------------------------------
 
-def _take(items: Any, limit: int, what: str) -> list:
-    """At most ``limit`` items of an iterable, as a list; more is an error."""
-    if isinstance(items, (str, bytes)):
-        raise HandError(f"{what} must be a sequence, not {type(items).__name__}")
-    try:
-        out = list(itertools.islice(iter(items), limit + 1))
-    except Exception as exc:  # arbitrary objects: report instead of crashing
-        raise HandError(f"{what} must be iterable, got {type(items).__name__}") from exc
-    if len(out) > limit:
-        raise HandError(f"too many {what} (more than {limit})")
-    return out
-
-
 def _kind_index(tile: Any, what: str) -> int:
     """A tile index 0..33 (flowers refused)."""
     i = _index(tile)
     if i >= N_KINDS:
-        raise HandError(f"flower {tile_to_str(i)} cannot be a {what}")
-    return i
-
-
-def _as_bool(value: Any, name: str) -> bool:
-    if value is True or value is False:
-        return value
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    try:
-        i = operator.index(value)
-    except Exception:
-        i = None
-    if i in (0, 1):
-        return bool(i)
-    raise HandError(f"{name} must be True or False, got {_short_repr(value)}")
-
-
-def _as_wind(value: Any, name: str) -> int:
-    """0..3 from an int or a name; digits in strings are refused because
-    ``"1"`` could mean South (0-based) or East (``1z``)."""
-    if isinstance(value, str):
-        wind = _WIND_EXACT.get(value)  # fast path for the usual spellings
-        if wind is None:
-            wind = _WIND_NAMES.get(value.strip().lower())
-        if wind is not None:
-            return wind
-    elif not isinstance(value, (bool, np.bool_)):
-        try:
-            wind = operator.index(value)
-        except Exception:
-            wind = None
-        if wind is not None and 0 <= wind <= 3:
-            return wind
-    raise HandError(f"bad wind value {_short_repr(value)} for {name}: "
-                    "expected 0..3 or E/S/W/N")
-
-
-def _as_flowers(value: Any) -> int | list[int]:
-    """A flower count (int) or a list of flower tiles, as given by the user."""
-    if isinstance(value, (bool, np.bool_)):
-        raise HandError(f"flowers must be a count or flower tiles, got {value!r}")
-    if isinstance(value, str):
-        text = value.strip()
-        if not text:  # blank is not "no flowers": say 0
-            raise HandError(f"flowers must be a count 0..8 or flower tiles such as 1f3f, "
-                            f"got {_short_repr(value)}")
-        if not (text.isascii() and text.isdigit()):  # notation such as "1f3f"
-            if len(text) > 64:
-                raise HandError(f"flowers value too long: {_short_repr(value)}")
-            try:
-                return [_flower_index(t) for t, _ in scan_tiles(text)]
-            except HandError as exc:
-                raise HandError(f"flowers must be a count 0..8 or flower tiles such as "
-                                f"1f3f: {exc}") from None
-        if len(text.lstrip("0")) > 1:  # also keeps int() away from huge strings
-            raise HandError(f"flowers out of range: {_short_repr(text)} (expected 0..8)")
-        value = int(text)
-    if isinstance(value, (int, np.integer)):
-        count = int(value)
-        if not 0 <= count <= 8:
-            raise HandError(f"flowers out of range: {_short_repr(count)} (expected 0..8)")
-        return count
-    if not hasattr(value, "__iter__"):
-        raise HandError("flowers must be a count, flower tiles or notation, got "
-                        f"{type(value).__name__} {_short_repr(value)}")
-    items = _take(value, _MAX_ITEMS, "flowers")
-    return [_flower_index(tile_from_str(t) if isinstance(t, str) else t) for t in items]
-
-
-def _flower_index(tile: Any) -> int:
-    i = _index(tile)
-    if i < N_KINDS:
-        raise HandError(f"{tile_to_str(i)} is not a flower (flowers are 1f..8f)")
+        raise HandError(f"flower {tile_to_str(i)} cannot be a {what}", code="unknown_tile")
     return i
 
 
@@ -184,7 +103,7 @@ def _check_count(n_concealed: int, n_melds: int) -> None:
     if n_concealed != expected:
         plural = "" if n_melds == 1 else "s"
         raise HandError(f"wrong number of tiles: {n_concealed} concealed with "
-                        f"{n_melds} meld{plural}, expected {expected}")
+                        f"{n_melds} meld{plural}, expected {expected}", code="tile_count")
 
 
 def _canonical_situation(situation: dict[str, Any], source: str) -> dict[str, Any]:
@@ -193,9 +112,9 @@ def _canonical_situation(situation: dict[str, Any], source: str) -> dict[str, An
     for key, value in situation.items():
         name = _ALIASES.get(key, key)
         if name not in _SUFFIX_NAMES:
-            raise HandError(f"unknown situation {source} {key!r}")
+            raise HandError(f"unknown situation {source} {key!r}", code="bad_flag")
         if name in out:
-            raise HandError(f"{name} given twice in the {source}s")
+            raise HandError(f"{name} given twice in the {source}s", code="bad_flag")
         out[name] = value
     return {k: v for k, v in out.items() if v is not None}
 
@@ -225,7 +144,7 @@ class Meld:
     def __post_init__(self) -> None:
         if not isinstance(self.kind, str) or self.kind not in MELD_KINDS:
             raise HandError(f"unknown meld kind {_short_repr(self.kind)}: "
-                            "expected 'chow', 'pung' or 'kong'")
+                            "expected 'chow', 'pung' or 'kong'", code="bad_meld")
         tile = self.tile
         if type(tile) is not int or not 0 <= tile < N_KINDS:
             tile = _kind_index(tile, "meld tile")
@@ -236,13 +155,14 @@ class Meld:
             object.__setattr__(self, "concealed", concealed)
         if self.kind == "chow":
             if tile >= 27:
-                raise HandError(f"chow {self._label()}: honours cannot form a chow")
+                raise HandError(f"chow {self._label()}: honours cannot form a chow",
+                                code="bad_meld")
             if tile % 9 > 6:
-                raise HandError(f"chow {self._label()} is not a run")
+                raise HandError(f"chow {self._label()} is not a run", code="bad_meld")
         if concealed and self.kind != "kong":
             raise HandError(f"concealed meld {self._label()} is not a kong: only "
                             "kongs are written in {}; put concealed sets with the "
-                            "concealed tiles")
+                            "concealed tiles", code="bad_meld")
 
     def _label(self) -> str:
         # Works on unvalidated chows too (e.g. starting at 8m), for messages.
@@ -273,35 +193,35 @@ class Meld:
         """
         tiles = sorted(_index(t) for t in _take(tiles, _MAX_ITEMS, "meld tiles"))
         if not tiles:
-            raise HandError("empty meld")
+            raise HandError("empty meld", code="bad_meld")
         if any(t >= N_KINDS for t in tiles):
             label = _label_of(tiles, concealed)
             raise HandError(f"meld {label} contains a flower; flowers are never "
-                            "part of a set")
+                            "part of a set", code="bad_meld")
         distinct = len(set(tiles))
         if len(tiles) == 4:
             if distinct != 1:
                 label = _label_of(tiles, concealed)
-                raise HandError(f"kong {label} must be four copies of one tile")
+                raise HandError(f"kong {label} must be four copies of one tile", code="bad_meld")
             return cls("kong", tiles[0], concealed)
         if len(tiles) != 3:
             label = _label_of(tiles, concealed)
             raise HandError(f"meld {label} has {len(tiles)} tiles: expected 3 "
-                            "(chow or pung) or 4 (kong)")
+                            "(chow or pung) or 4 (kong)", code="bad_meld")
         if distinct == 1:
             return cls("pung", tiles[0], concealed)
         if distinct == 2:
             label = _label_of(tiles, concealed)
-            raise HandError(f"meld {label} is neither a chow nor a pung")
+            raise HandError(f"meld {label} is neither a chow nor a pung", code="bad_meld")
         if any(t >= 27 for t in tiles):
             label = _label_of(tiles, concealed)
-            raise HandError(f"chow {label}: honours cannot form a chow")
+            raise HandError(f"chow {label}: honours cannot form a chow", code="bad_meld")
         if len({t // 9 for t in tiles}) != 1:
             label = _label_of(tiles, concealed)
-            raise HandError(f"chow {label} mixes suits")
+            raise HandError(f"chow {label} mixes suits", code="bad_meld")
         if tiles[2] - tiles[0] != 2:
             label = _label_of(tiles, concealed)
-            raise HandError(f"chow {label} is not a run")
+            raise HandError(f"chow {label} is not a run", code="bad_meld")
         return cls("chow", tiles[0], concealed)
 
 
@@ -512,7 +432,7 @@ class Hand:
         if not all(isinstance(m, Meld) for m in melds):
             raise HandError("melds must be Meld objects")
         if len(melds) > 4:
-            raise HandError(f"more than 4 melds ({len(melds)})")
+            raise HandError(f"more than 4 melds ({len(melds)})", code="tile_count")
         concealed = sorted(_kind_index(t, "concealed tile")
                            for t in _take(self.concealed, _MAX_ITEMS, "concealed tiles"))
         put("melds", tuple(melds))
@@ -529,7 +449,7 @@ class Hand:
                               for t in _take(self.flower_tiles, _MAX_ITEMS, "flower tiles"))
         for a, b in zip(flower_tiles, flower_tiles[1:]):
             if a == b:
-                raise HandError(f"flower {tile_to_str(a)} repeated")
+                raise HandError(f"flower {tile_to_str(a)} repeated", code="too_many_copies")
         if flower_tiles and count != len(flower_tiles):
             raise HandError(f"flowers={count} but {len(flower_tiles)} flower tiles given")
         put("flowers", count)
@@ -542,7 +462,7 @@ class Hand:
             _check_count(len(concealed), len(melds))
         win = self.win_tile
         if win not in concealed:
-            raise HandError(f"winning tile {tile_to_str(win)} is not in the hand")
+            raise HandError(f"winning tile {tile_to_str(win)} is not in the hand", code="win_tile")
         # A fifth copy shows as two equal entries 4 apart in the sorted tiles.
         every = list(concealed)
         for m in melds:
@@ -554,7 +474,8 @@ class Hand:
                 c, m = in_hand[t], in_melds[t]
                 if c + m > 4:
                     raise HandError(f"{_ordinal(c + m)} copy of {tile_to_str(t)} "
-                                    f"({c} in hand, {m} in melds); only 4 exist")
+                                    f"({c} in hand, {m} in melds); only 4 exist",
+                                    code="too_many_copies")
         if (self.heavenly_hand or self.earthly_hand or self.human_hand or self.heavenly_ready
                 or self.earthly_ready or self.declared_ready or self.double_ready):
             self._check_situation()
@@ -564,14 +485,16 @@ class Hand:
         name = tile_to_str(win)
         if self.kong and self.self_drawn:
             if not any(m.kind == "kong" for m in melds):
-                raise HandError("kong=True on a self-draw needs a kong meld (杠上开花)")
+                raise HandError("kong=True on a self-draw needs a kong meld (杠上开花)",
+                                code="bad_flag")
         elif self.kong and (others or any(win in m.tiles for m in melds)):
-            raise HandError(f"robbing a kong (抢杠和) but the hand already holds {name}")
+            raise HandError(f"robbing a kong (抢杠和) but the hand already holds {name}",
+                            code="bad_flag")
         if self.last_copy and others:
             copies = "1 other copy" if others == 1 else f"{others} other copies"
             verb = "is" if others == 1 else "are"
             raise HandError(f"last_copy (和绝张) but {copies} of {name} {verb} in "
-                            "the concealed hand")
+                            "the concealed hand", code="bad_flag")
 
     def _check_situation(self) -> None:
         """The first-turn and ready-declaration flags against the rest.
@@ -585,40 +508,41 @@ class Hand:
         for a, b, reason in _SITUATION_CONFLICTS:
             if a in on and b in on:
                 raise HandError(f"{_flag_label(a)} and {_flag_label(b)} cannot both "
-                                f"hold: {reason}")
+                                f"hold: {reason}", code="bad_flag")
         melds, seat = self.melds, self.seat_wind
         exposed = [m for m in melds if not m.concealed]
         if "heavenly_hand" in on:
             if not self.self_drawn:
-                raise HandError("heavenly_hand (天和) needs self_drawn")
+                raise HandError("heavenly_hand (天和) needs self_drawn", code="bad_flag")
             if seat != 0:  # the dealer is East
                 raise HandError(f"heavenly_hand (天和) needs seat=E, got "
                                 f"seat={HONOR_LETTERS[seat]}: only the dealer wins "
-                                "on the dealt tiles")
+                                "on the dealt tiles", code="bad_flag")
             if melds:  # even a concealed kong comes after the deal
                 raise HandError(f"heavenly_hand (天和) allows no melds, got {melds[0]}: "
-                                "even a concealed kong after the deal voids 天和")
+                                "even a concealed kong after the deal voids 天和", code="bad_flag")
         if "earthly_hand" in on:
             if not self.self_drawn:
-                raise HandError("earthly_hand (地和) needs self_drawn")
+                raise HandError("earthly_hand (地和) needs self_drawn", code="bad_flag")
             if seat == 0:  # the dealer's win on the dealt tiles is 天和
                 raise HandError("earthly_hand (地和) needs a non-dealer seat (S, W or N), "
-                                "got seat=E: the dealer's first win is 天和")
+                                "got seat=E: the dealer's first win is 天和", code="bad_flag")
             if melds:  # no turn before the first draw, and any kong voids 地和
                 raise HandError(f"earthly_hand (地和) allows no melds, got {melds[0]}: "
-                                "the win comes on the first draw")
+                                "the win comes on the first draw", code="bad_flag")
             if "last_copy" in on and seat != 3:
                 # 和绝张 needs 3 copies shown; before a player's first draw only
                 # the seats before it have discarded, one tile each: E, S, W
                 # before North, fewer before South and West.
                 raise HandError("earthly_hand (地和) with last_copy (和绝张) needs seat=N: "
-                                "only North sees 3 discards before its first draw")
+                                "only North sees 3 discards before its first draw", code="bad_flag")
         if "human_hand" in on:
             if self.self_drawn:
-                raise HandError("human_hand (人和) is a win on a discard: not with self_drawn")
+                raise HandError("human_hand (人和) is a win on a discard: not with self_drawn",
+                                code="bad_flag")
             if melds:  # the win comes before the winner's first turn
                 raise HandError(f"human_hand (人和) allows no melds, got {melds[0]}: "
-                                "the win comes before the winner's first draw")
+                                "the win comes before the winner's first draw", code="bad_flag")
             if "last_copy" in on and seat != 0:
                 # 3 copies must be shown before the winning discard.  Before a
                 # non-dealer's first draw at most 3 tiles are discarded, the
@@ -626,12 +550,12 @@ class Hand:
                 # wins on North's.
                 raise HandError("human_hand (人和) with last_copy (和绝张) needs seat=E: "
                                 "only the dealer sees 3 discards before the winning one "
-                                "in the first go-round")
+                                "in the first go-round", code="bad_flag")
         for name in ("heavenly_ready", "earthly_ready", "declared_ready"):
             if name in on and exposed:  # 报听 and friends need a concealed hand
                 raise HandError(f"{_flag_label(name)} allows no exposed melds, got "
                                 f"{exposed[0]}: only a concealed hand declares ready "
-                                "(concealed kongs are fine)")
+                                "(concealed kongs are fine)", code="bad_flag")
         if "declared_ready" in on and "heavenly_ready" not in on:
             # Before one's first draw the only declaration possible is 天听
             # (the dealer's comes with its first discard).
@@ -639,11 +563,11 @@ class Hand:
                 if first in on:
                     raise HandError(f"declared_ready (报听) with {_flag_label(first)} "
                                     "needs heavenly_ready (天听): before the first draw "
-                                    "only 天听 can have been declared")
+                                    "only 天听 can have been declared", code="bad_flag")
         if "double_ready" in on and not on & _READY_DECLARATIONS:
             raise HandError("double_ready (双报听) needs a ready declaration: "
                             "declared_ready (报听), heavenly_ready (天听) or "
-                            "earthly_ready (地听)")
+                            "earthly_ready (地听)", code="bad_flag")
 
     def _counts_in_hand_and_melds(self) -> tuple[list[int], list[int]]:
         in_hand = [0] * N_KINDS
@@ -688,7 +612,7 @@ class Hand:
         situation = _canonical_situation(situation, "keyword")
         if win_tile is not None:
             if "win_tile" in situation:
-                raise HandError("win_tile given twice")
+                raise HandError("win_tile given twice", code="bad_flag")
             situation["win_tile"] = win_tile
         if isinstance(concealed, str):
             _check_length(concealed)
@@ -698,11 +622,12 @@ class Hand:
                      for t in _take(concealed, _MAX_ITEMS, "concealed tiles")]
         if isinstance(melds, str):
             _check_length(melds)
-            meld_list, loose = _scan_tile_part(melds)
+            meld_list, loose = read_tile_part(melds)
             if loose:
-                raise HandError(f"melds {_short_repr(melds)} contain tiles outside brackets")
+                raise HandError(f"melds {_short_repr(melds)} contain tiles outside brackets",
+                                code="syntax")
         else:
-            meld_list = [m if isinstance(m, Meld) else _single_meld(m)
+            meld_list = [m if isinstance(m, Meld) else parse_meld(m)
                          for m in _take(melds, _MAX_ITEMS, "melds")]
         return _build(cls, tiles, meld_list, situation)
 
@@ -732,13 +657,22 @@ class Hand:
         """True when no meld is exposed (concealed kongs keep a hand closed)."""
         return all(m.concealed for m in self.melds)
 
-    def situation_tokens(self) -> list[str]:
-        """The non-default situation as notation tokens, e.g. ``["self_drawn", "seat=S"]``."""
-        tokens = [name for name in _FLAGS if getattr(self, name)]
-        if self.seat_wind:
-            tokens.append(f"seat={HONOR_LETTERS[self.seat_wind]}")
-        if self.round_wind:
-            tokens.append(f"round={HONOR_LETTERS[self.round_wind]}")
+    def situation_tokens(self, all_winds: bool = False) -> list[str]:
+        """The situation as notation tokens, e.g. ``["self_drawn", "seat=S"]``.
+
+        Parameters
+        ----------
+        all_winds : bool, default False
+            Write ``seat=`` and ``round=`` even when East (the default), so
+            the text does not rely on the reader's defaults.  Otherwise only
+            what differs from the defaults is written.
+        """
+        d = self.__dict__
+        tokens = [name for name in _FLAGS if d[name]]
+        if all_winds or self.seat_wind:
+            tokens.append(_SEAT_TOKENS[self.seat_wind])
+        if all_winds or self.round_wind:
+            tokens.append(_ROUND_TOKENS[self.round_wind])
         if self.flower_tiles:
             tokens.append(f"flowers={tiles_to_str(self.flower_tiles)}")
         elif self.flowers:
@@ -746,12 +680,7 @@ class Hand:
         return tokens
 
     def __str__(self) -> str:
-        rest = list(self.concealed)
-        rest.remove(self.win_tile)
-        text = ("".join([str(m) for m in self.melds]) + tiles_to_str(rest)
-                + " " + tile_to_str(self.win_tile))
-        tokens = self.situation_tokens()
-        return f"{text} | {' '.join(tokens)}" if tokens else text
+        return hand_to_str(self)
 
     def __repr__(self) -> str:
         return f"Hand.parse({str(self)!r})"
@@ -764,27 +693,132 @@ class Hand:
 
 
 # --------------------------------------------------------------------------
+# writing
+# --------------------------------------------------------------------------
+
+_SEAT_TOKENS = tuple(f"seat={w}" for w in HONOR_LETTERS[:4])
+_ROUND_TOKENS = tuple(f"round={w}" for w in HONOR_LETTERS[:4])
+
+
+def hand_text(tiles: Iterable[int], melds: Iterable[Meld] = (),
+              win_tile: int | None = None) -> str:
+    """The tile part of hand notation: melds, then tiles, then the winning tile.
+
+    Parameters
+    ----------
+    tiles : iterable of int
+        Concealed tile indices in any order (see
+        :func:`mjkit.tiles.tiles_of_counts` for a count vector).
+    melds : iterable of Meld, optional
+        Written first, in the order given.
+    win_tile : int, optional
+        One copy of it is taken from ``tiles`` and written last, after a
+        space (the notation's winning tile); without it the tiles are
+        written as they are (a hand before the win, a pattern).
+
+    Returns
+    -------
+    str
+        For example ``"[123m]55m456p789sE E"``; what :func:`read_tile_part`
+        reads back.
+
+    Raises
+    ------
+    HandError
+        If ``win_tile`` is not among ``tiles``, or for a bad tile index.
+    """
+    head = "".join([str(m) for m in melds])
+    if win_tile is None:
+        return head + tiles_to_str(tiles)
+    rest = list(tiles)
+    try:
+        rest.remove(win_tile)
+    except ValueError:
+        raise HandError(f"winning tile {tile_to_str(win_tile)} is not among the tiles",
+                        code="win_tile") from None
+    return head + tiles_to_str(rest) + " " + tile_to_str(win_tile)
+
+
+def hand_to_str(hand: Hand, *, all_winds: bool = False) -> str:
+    """Hand notation of a :class:`Hand`, the ``| situation`` suffix included.
+
+    ``str(hand)`` is ``hand_to_str(hand)``; :func:`parse_hand` reads either
+    form back to an equal hand.
+
+    Parameters
+    ----------
+    hand : Hand
+    all_winds : bool, default False
+        Write ``seat=`` and ``round=`` even when East (see
+        :meth:`Hand.situation_tokens`).
+
+    Returns
+    -------
+    str
+        For example ``"[123m]55m456p789sEE E | self_drawn seat=S"``.
+    """
+    text = hand_text(hand.concealed, hand.melds, hand.win_tile)
+    tokens = hand.situation_tokens(all_winds)
+    return f"{text} | {' '.join(tokens)}" if tokens else text
+
+
+# --------------------------------------------------------------------------
 # parsing
 # --------------------------------------------------------------------------
 
 def _check_length(text: str) -> None:
     if len(text) > MAX_TEXT_LEN:
         raise HandError(f"input too long: {len(text)} characters "
-                        f"(at most {MAX_TEXT_LEN})")
+                        f"(at most {MAX_TEXT_LEN})", code="syntax")
 
 
-def _single_meld(text: Any) -> Meld:
+def parse_meld(text: Any) -> Meld:
+    """Read exactly one meld, ``"[123m]"``, ``"[EEE]"`` or ``"{5555p}"``.
+
+    Raises
+    ------
+    HandError
+        If ``text`` is not a str holding exactly one bracketed meld.
+    """
     if not isinstance(text, str):
         raise HandError(f"expected a Meld or a meld str, got {type(text).__name__}")
     _check_length(text)
-    melds, loose = _scan_tile_part(text)
+    melds, loose = read_tile_part(text)
     if len(melds) != 1 or loose:
-        raise HandError(f"expected exactly one meld, got {_short_repr(text)}")
+        raise HandError(f"expected exactly one meld, got {_short_repr(text)}", code="bad_meld")
     return melds[0]
 
 
-def _scan_tile_part(text: str) -> tuple[list[Meld], list[int]]:
-    """Split the tile part into melds and loose tiles (in text order)."""
+def read_tile_part(text: str) -> tuple[list[Meld], list[int]]:
+    """Read the tile part of hand notation (what comes before ``|``).
+
+    Parameters
+    ----------
+    text : str
+        Melds in brackets and loose tiles, e.g. ``"[123m]{EEEE}456p789s1p 1p"``;
+        no situation suffix.
+
+    Returns
+    -------
+    (list of Meld, list of int)
+        The melds and the loose tile indices (flowers included), both in
+        text order.
+
+    Raises
+    ------
+    HandError
+        For text that is not a str, longer than :data:`MAX_TEXT_LEN`, or
+        not valid notation (the message says what and where).
+    """
+    if not isinstance(text, str):
+        raise HandError(f"expected tiles in notation (str), got {type(text).__name__}")
+    _check_length(text)
+    scanned = _fast_tile_part(text)
+    return scanned if scanned is not None else _read_tile_part_checked(text)
+
+
+def _read_tile_part_checked(text: str) -> tuple[list[Meld], list[int]]:
+    """:func:`read_tile_part` the slow way, which says exactly what is wrong and where."""
     melds: list[Meld] = []
     loose: list[tuple[int, int]] = []
     start = 0            # start of the current run of loose tiles
@@ -793,90 +827,75 @@ def _scan_tile_part(text: str) -> tuple[list[Meld], list[int]]:
         if ch in "[{":
             if open_at >= 0:
                 raise HandError(f"unbalanced brackets: {ch!r} at position {pos} "
-                                f"inside the meld opened at position {open_at}")
+                                f"inside the meld opened at position {open_at}", code="syntax")
             loose += scan_tiles(text[start:pos], offset=start)
             open_at = pos
         elif ch in "]}":
             if open_at < 0:
                 raise HandError(f"unbalanced brackets: {ch!r} at position {pos} "
-                                "has no opening bracket")
+                                "has no opening bracket", code="syntax")
             opener = text[open_at]
             if "[]{}".index(opener) + 1 != "[]{}".index(ch):
                 raise HandError(f"unbalanced brackets: {opener!r} at position "
-                                f"{open_at} closed by {ch!r} at position {pos}")
+                                f"{open_at} closed by {ch!r} at position {pos}", code="syntax")
             inner = scan_tiles(text[open_at + 1:pos], offset=open_at + 1)
             if not inner:
-                raise HandError(f"empty meld {opener}{ch} at position {open_at}")
+                raise HandError(f"empty meld {opener}{ch} at position {open_at}", code="syntax")
             melds.append(Meld.from_tiles([t for t, _ in inner], concealed=opener == "{"))
             open_at, start = -1, pos + 1
     if open_at >= 0:
         raise HandError(f"unbalanced brackets: {text[open_at]!r} at position "
-                        f"{open_at} is never closed")
+                        f"{open_at} is never closed", code="syntax")
     loose += scan_tiles(text[start:], offset=start)
     return melds, [t for t, _ in loose]
 
 
 def _fast_tile_part(text: str) -> tuple[list[Meld], list[int]] | None:
-    """:func:`_scan_tile_part` for well-formed text; ``None`` on anything unusual.
+    """:func:`read_tile_part` for well-formed text; ``None`` on anything unusual.
 
-    One pass with the lookup tables of :mod:`mjkit.tiles`.  It accepts exactly
-    what :func:`_scan_tile_part` accepts, with the same result; on any problem
-    it gives up instead of raising, and the caller re-scans with
-    :func:`_scan_tile_part`, which says what is wrong and where.
+    One pass of :func:`mjkit.tiles.scan_groups`, the groups looked up in the
+    tables of valid melds.  It accepts exactly what :func:`read_tile_part`
+    accepts, with the same result; on any problem it gives up instead of
+    raising, and the caller re-reads with :func:`read_tile_part`, which says
+    what is wrong and where.
     """
-    loose: list[int] = []
-    melds: list[Meld] = []
-    cur = loose          # where tiles go: loose, or the open meld's tiles
-    table = None         # meld table of the open bracket
-    pending: list[int] = []  # ranks waiting for their suit letter
-    code = _SCAN_CODE.get
-    for ch in text:
-        c = code(ch, _C_OTHER)
-        if c < 10:
-            if c >= 0:
-                pending.append(c)
-            elif c != _C_SPACE and not ch.isspace():
-                return None
-        elif c < _C_TILE:  # suit letter
-            if not pending:
-                return None
-            ranks = _SUIT_TILES[c - _C_SUIT]
-            for r in pending:
-                t = ranks[r]
-                if t < 0:
-                    return None
-                cur.append(t)
-            pending = []
-        elif c < _C_BRACKET:  # honour letter or glyph
-            if pending:
-                return None
-            cur.append(c - _C_TILE)
-        else:  # bracket: digits may not run across one
-            if pending:
-                return None
-            if c < _C_BRACKET + 2:  # "[" or "{"
-                if table is not None:
-                    return None
-                table = _EXPOSED_MELDS if c == _C_BRACKET else _CONCEALED_MELDS
-                cur = []
-            else:                   # "]" or "}"
-                if table is not (_EXPOSED_MELDS if c == _C_BRACKET + 2 else _CONCEALED_MELDS):
-                    return None
-                meld = table.get(tuple(cur))
-                if meld is None:
-                    return None
-                melds.append(meld)
-                cur, table = loose, None
-    if pending or table is not None:
+    scanned = scan_groups(text)
+    if scanned is None:
         return None
+    groups, loose = scanned
+    melds: list[Meld] = []
+    for tiles, concealed in groups:
+        meld = (_CONCEALED_MELDS if concealed else _EXPOSED_MELDS).get(tiles)
+        if meld is None:
+            return None
+        melds.append(meld)
     return melds, loose
 
 
 _SPACED_EQUALS = re.compile(r"\s=|=\s")
 
 
-def _parse_suffix(text: str) -> dict[str, Any]:
-    """Situation tokens after ``|`` into a raw {name: value} dict."""
+def parse_situation(text: str) -> dict[str, Any]:
+    """Read the situation tokens of hand notation (what comes after ``|``).
+
+    Parameters
+    ----------
+    text : str
+        For example ``"self_drawn seat=S flowers=13f"``.
+
+    Returns
+    -------
+    dict
+        ``{name: value}`` with canonical names (aliases such as ``seat`` and
+        the Chinese flag names resolved); flags map to True, valued tokens
+        to their text (checked later, when the hand is built).
+
+    Raises
+    ------
+    HandError
+        For an unknown or doubled token, a flag with a value or a valued
+        token without one (code ``"bad_flag"``).
+    """
     if "," in text or "=" in text and _SPACED_EQUALS.search(text):
         # Commas, or spaces around "=": the general (regex) splitting.  Without
         # them it gives the same tokens as str.split (both split on Unicode
@@ -894,15 +913,16 @@ def _parse_suffix(text: str) -> dict[str, Any]:
         kind = _SUFFIX_NAMES.get(name)
         if kind == "flag":
             if eq:
-                raise HandError(f"situation token {key!r} takes no value")
+                raise HandError(f"situation token {key!r} takes no value", code="bad_flag")
             value = True
         elif kind == "valued":
             if not value:
-                raise HandError(f"situation token {key!r} needs a value, e.g. {key}=…")
+                raise HandError(f"situation token {key!r} needs a value, e.g. {key}=…",
+                                code="bad_flag")
         else:
-            raise HandError(f"unknown situation token {_short_repr(token)}")
+            raise HandError(f"unknown situation token {_short_repr(token)}", code="bad_flag")
         if name in out:
-            raise HandError(f"situation token {name!r} given twice")
+            raise HandError(f"situation token {name!r} given twice", code="bad_flag")
         out[name] = value
     return out
 
@@ -921,7 +941,7 @@ def _build(cls: type[Hand], tiles: list[int], melds: list[Meld],
     else:
         tile_flowers, tiles = [], list(tiles)
     if len(melds) > 4:
-        raise HandError(f"more than 4 melds ({len(melds)})")
+        raise HandError(f"more than 4 melds ({len(melds)})", code="tile_count")
 
     # Flowers written among the tiles add to flower tiles given as a setting;
     # a bare count must agree with them.
@@ -938,7 +958,7 @@ def _build(cls: type[Hand], tiles: list[int], melds: list[Meld],
     if len(set(flower_tiles)) != len(flower_tiles):
         for t in sorted(set(flower_tiles)):
             if flower_tiles.count(t) > 1:
-                raise HandError(f"flower {tile_to_str(t)} repeated")
+                raise HandError(f"flower {tile_to_str(t)} repeated", code="too_many_copies")
 
     win = situation.pop("win_tile", None)
     if win is not None:
@@ -1034,7 +1054,7 @@ def parse_hand(text: str | Hand, **situation: Any) -> Hand:
             scanned = _fast_tile_part(tile_part)
             if scanned is not None:
                 melds, tiles = scanned
-                merged = _parse_suffix(suffix) if bar else {}
+                merged = parse_situation(suffix) if bar else {}
                 if overrides:
                     merged.update(overrides)
                 return _build(Hand, tiles, melds, merged)
@@ -1054,8 +1074,8 @@ def parse_hand(text: str | Hand, **situation: Any) -> Hand:
     tile_part, bar, suffix = text.partition("|")
     if "|" in suffix:
         raise HandError(f"more than one '|' (second at position "
-                        f"{len(tile_part) + 1 + suffix.index('|')})")
-    melds, tiles = _scan_tile_part(tile_part)
-    merged = _parse_suffix(suffix) if bar else {}
+                        f"{len(tile_part) + 1 + suffix.index('|')})", code="syntax")
+    melds, tiles = read_tile_part(tile_part)
+    merged = parse_situation(suffix) if bar else {}
     merged.update(overrides)
     return _build(Hand, tiles, melds, merged)

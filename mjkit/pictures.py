@@ -81,9 +81,10 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .errors import HandError
+from .errors import short_repr as _short_repr
 from .tiles import (
-    N_KINDS, TILE_NAMES_EN, TILE_NAMES_ZH, _index, _short_repr, parse_tiles,
-    tile_from_str, tile_to_str,
+    N_KINDS, TILE_NAMES_EN, TILE_NAMES_ZH, parse_tiles, tile_from_str, tile_index,
+    tile_to_str,
 )
 
 __all__ = [
@@ -465,7 +466,7 @@ def _tile(tile: Any) -> int:
             return tile_from_str(tile.strip())
         except HandError as exc:
             raise HandError(f"unknown tile {_short_repr(tile)}: {exc}") from None
-    return _index(tile)
+    return tile_index(tile)
 
 
 def _check_lang(lang: Any) -> str:

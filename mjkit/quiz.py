@@ -1,7 +1,7 @@
 """Classroom quiz: random hands to score, with instant feedback and a running score.
 
 A :class:`Quiz` is a list of :class:`Question` drawn from seeded random
-complete hands (:func:`mjkit.random_hands.random_winning_hands`), each
+complete hands (:func:`mjkit.random_hands.random_hand_parts`), each
 scored by the evaluator:
 
 * ``"fans"``: name the counted fans (choices include the fans the hand has
@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from . import messages as M
+from . import validate
 from .errors import HandError
 
 __all__ = ["DIFFICULTIES", "KINDS", "Feedback", "Question", "Quiz"]
@@ -87,13 +89,11 @@ class Question:
 
     def prompt(self, lang="zh"):
         level = f"连{self.lianla}拉{self.lianla}" if self.lianla else ""
-        if self.kind == "fans":
-            return "这手牌计哪些番？" if lang == "zh" else "Which fans does this hand count?"
-        if self.kind == "total":
-            return "这手牌一共多少番？" if lang == "zh" else "How many fans in all?"
-        if lang == "zh":
-            return f"{level}时可以和吗（起和 {self.result.bar} 番）？"
-        return f"May it be declared{' at ' + level if level else ''} (bar {self.result.bar})?"
+        lang = M.lang_or_en(lang)
+        if self.kind in ("fans", "total"):
+            return M.text(f"quiz.prompt.{self.kind}", lang)
+        return M.text("quiz.prompt.legal", lang, level=level, at=f" at {level}" if level else "",
+                      bar=self.result.bar)
 
     def check(self, response, lang="zh"):
         """A :class:`Feedback` for ``response`` (fan names, a number, or yes/no)."""
@@ -138,8 +138,8 @@ class Question:
         text = " + ".join(parts) + f" = {r.total}"
         if r.not_counted:
             nc = "; ".join(f"{f} ({'、'.join(b)})" for f, b in r.not_counted)
-            text += ("。不计：" if lang == "zh" else ". Not counted: ") + nc
-        return text + (("。" if lang == "zh" else ". ") + r.verdict(lang))
+            text += M.text("quiz.not_counted", M.lang_or_en(lang)) + nc
+        return text + M.text("quiz.end", M.lang_or_en(lang)) + r.verdict(lang)
 
 
 class Quiz:
@@ -165,16 +165,15 @@ class Quiz:
                  kinds=KINDS):
         import mjkit
 
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 200:
-            raise HandError(f"n must be 1..200 questions, got {n!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise HandError(f"seed must be a whole number >= 0, got {seed!r}")
+        n = validate.whole("n (questions)", n, 1, 200)
+        seed = validate.whole("seed", seed, 0)
         if difficulty not in DIFFICULTIES:
             raise HandError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, "
-                            f"got {difficulty!r}")
+                            f"got {difficulty!r}", code="unknown_name")
         kinds = tuple(kinds)
         if not kinds or set(kinds) - set(KINDS):
-            raise HandError(f"kinds must be among {', '.join(KINDS)}, got {kinds!r}")
+            raise HandError(f"kinds must be among {', '.join(KINDS)}, got {kinds!r}",
+                            code="unknown_name")
         rs = mjkit.get_rules(rules)
         rs.threshold(lianla)                      # 连拉 only where the rule set has it
         self.rules, self.lianla, self.seed = rs.name, lianla, seed
@@ -184,7 +183,7 @@ class Quiz:
 
     def _draw(self, n, rs):
         import mjkit
-        from .random_hands import random_winning_hands
+        from .random_hands import random_hand_parts
         from .rules.catalogue import catalogue_lists
 
         rng = random.Random(self.seed)
@@ -195,13 +194,14 @@ class Quiz:
         while len(out) < n:
             if batch > 200:
                 raise HandError(f"could not find {n} {self.difficulty} hands")
-            hands = random_winning_hands(50, seed=self.seed * 1000 + batch)
+            hands = random_hand_parts(50, seed=self.seed * 1000 + batch)
             batch += 1
-            for text in hands:
+            for hand in hands:
                 try:
-                    r = mjkit.score(text, rules=rs.name, lianla=self.lianla, wild=None)
+                    r = mjkit.score(hand, rules=rs.name, lianla=self.lianla, wild=None)
                 except HandError:
                     continue
+                text = hand.notation()
                 if not r.is_win:
                     continue
                 q_kind = self.kinds[len(out) % len(self.kinds)]
@@ -237,8 +237,7 @@ class Quiz:
 
     def answer(self, i, response, lang="zh"):
         """Check and record the answer to question ``i`` (0-based): a :class:`Feedback`."""
-        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self.questions):
-            raise HandError(f"no question {i!r} (0..{len(self.questions) - 1})")
+        i = validate.whole("question", i, 0, len(self.questions) - 1)
         fb = self.questions[i].check(response, lang)
         self.answers[i] = fb
         return fb

@@ -28,6 +28,7 @@ Tile indices and notation follow ``docs/architecture.md``: 0..8 are ``1m..9m``,
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,27 +36,26 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from .errors import HandError
+from .hand import MELD_KINDS, Hand, Meld, hand_to_str, parse_hand
+from .tiles import DRAGONS, HONORS, N_KINDS, SUITED, WINDS, set_tiles, tile_to_str
+from .validate import whole
+
 __all__ = [
     "random_closed_counts",
     "FORMS",
     "DEFAULT_FORM_WEIGHTS",
-    "MeldSpec",
-    "HandParts",
+    "RandomHand",
     "random_winning_hands",
     "random_wild_hands",
     "random_hand_parts",
-    "format_hand",
 ]
 
-N_TILES = 34
-_SUITED = tuple(range(27))
-_WINDS = (27, 28, 29, 30)
-_DRAGONS = (31, 32, 33)
-_HONOURS = _WINDS + _DRAGONS
+_SUITED = tuple(SUITED)
+_WINDS = tuple(WINDS)
+_DRAGONS = tuple(DRAGONS)
+_HONOURS = tuple(HONORS)
 _TERMINALS = (0, 8, 9, 17, 18, 26)
-_HONOUR_LETTERS = "ESWNPFC"
-_SUIT_LETTERS = "mps"
-_WIND_LETTERS = "ESWN"
 
 #: Hand forms the generator knows, in a fixed order.
 FORMS = (
@@ -83,189 +83,54 @@ DEFAULT_FORM_WEIGHTS = {
 }
 
 
-class MeldSpec(NamedTuple):
-    """A declared meld, with the same fields as the contract's ``Meld``.
+@dataclass(frozen=True, repr=False, init=False)
+class RandomHand(Hand):
+    """A generated hand: a :class:`~mjkit.hand.Hand` that also records how it was drawn.
 
-    Attributes
+    It is a ``Hand`` in every respect (scoring, ``all_counts``, the
+    PyMahjongGB adapter of the tests), with two more fields.  Its text,
+    ``str(hand)`` or :meth:`notation`, always writes ``seat=`` and
+    ``round=``, so it does not depend on the reader's defaults.
+
+    Parameters
     ----------
-    kind : {"chow", "pung", "kong"}
-    tile : int
-        Lowest tile index of the meld.
-    concealed : bool
-        True only for a concealed kong.
-    """
-
-    kind: str
-    tile: int
-    concealed: bool
-
-
-@dataclass(frozen=True)
-class HandParts:
-    """Structured form of one generated hand.
-
-    The field names mirror ``mjkit.hand.Hand`` so that code written against
-    the contract (for instance the PyMahjongGB adapter of the tests) accepts
-    a ``HandParts`` as well as a parsed ``Hand``.
-
-    Attributes
-    ----------
-    concealed : tuple of int
-        Sorted concealed tile indices, winning tile included.
-    melds : tuple of MeldSpec
-        Declared melds, in notation order.
-    win_tile : int
-    self_drawn, last_copy, kong, last_wall : bool
-        Situation flags (see the Notes of :func:`random_hand_parts` for the
-        combinations that are produced).
-    seat_wind, round_wind : int
-        0..3 for E S W N.
-    flowers : int
-        Number of flowers, 0..8.
-    form : str
-        One of :data:`FORMS`: the shape the hand was built as (a hand built as
-        ``"regular"`` may of course also score as something else).
-    theme : str
+    *args, **situation
+        As for :class:`~mjkit.hand.Hand`.
+    form : str, default "regular"
+        One of :data:`FORMS`: the shape the hand was built as (a hand built
+        as ``"regular"`` may of course also score as something else).
+    theme : str, default "random"
         Name of the biased pattern used to draw the hand, for debugging.
     """
 
-    concealed: tuple[int, ...]
-    melds: tuple[MeldSpec, ...]
-    win_tile: int
-    self_drawn: bool = False
-    last_copy: bool = False
-    kong: bool = False
-    last_wall: bool = False
-    seat_wind: int = 0
-    round_wind: int = 0
-    flowers: int = 0
     form: str = "regular"
     theme: str = "random"
 
-    @property
-    def flower_tiles(self) -> tuple[int, ...]:
-        """Empty: the generator only knows the number of flowers."""
-        return ()
-
-    def tile_counts(self) -> list[int]:
-        """Copies of each of the 34 tiles, melds and concealed tiles together.
-
-        Returns
-        -------
-        list of int
-            Length 34.
-        """
-        counts = [0] * N_TILES
-        for t in self.concealed:
-            counts[t] += 1
-        for m in self.melds:
-            for t in _meld_tiles(m):
-                counts[t] += 1
-        return counts
+    def __init__(self, *args, form: str = "regular", theme: str = "random",
+                 **situation) -> None:
+        if form not in DEFAULT_FORM_WEIGHTS:
+            raise HandError(f"unknown hand form {form!r}; expected one of {FORMS}",
+                            code="unknown_name")
+        self.__dict__.update(form=form, theme=str(theme))
+        super().__init__(*args, **situation)
 
     def notation(self) -> str:
-        """Return the hand in contract notation, with the ``|`` suffix."""
-        return format_hand(self)
+        """The hand in notation with its ``|`` suffix, winds always written."""
+        return hand_to_str(self, all_winds=True)
 
-    def to_hand(self):
-        """Parse the notation into a contract ``Hand`` (needs ``mjkit.hand``)."""
-        from mjkit.hand import parse_hand
-
-        return parse_hand(self.notation())
+    def to_hand(self) -> Hand:
+        """The same hand as a plain :class:`~mjkit.hand.Hand` (form and theme dropped)."""
+        return parse_hand(self)
 
     def __str__(self) -> str:
         return self.notation()
 
 
-# ---------------------------------------------------------------------------
-# Notation
-# ---------------------------------------------------------------------------
-
-
-def _meld_tiles(m: MeldSpec) -> tuple[int, ...]:
-    if m.kind == "chow":
-        return (m.tile, m.tile + 1, m.tile + 2)
-    if m.kind == "pung":
-        return (m.tile,) * 3
-    return (m.tile,) * 4
-
-
-# Per-tile character and suit letter ("" for honours), precomputed because
-# formatting is a noticeable share of the generation time.
-_TILE_CHAR = tuple(str(t % 9 + 1) for t in range(27)) + tuple(_HONOUR_LETTERS)
-_TILE_SUIT = tuple(_SUIT_LETTERS[t // 9] for t in range(27)) + ("",) * 7
-
-
-def _format_tiles(tiles: Sequence[int]) -> str:
-    """Format sorted tiles grouped by suit (``1456p789s``, honours as letters)."""
-    out = []
-    prev = ""
-    for t in tiles:
-        s = _TILE_SUIT[t]
-        if s != prev:
-            if prev:
-                out.append(prev)
-            prev = s
-        out.append(_TILE_CHAR[t])
-    if prev:
-        out.append(prev)
-    return "".join(out)
-
-
-def _format_meld_uncached(m: MeldSpec) -> str:
-    body = _format_tiles(_meld_tiles(m))
-    return "{" + body + "}" if m.concealed else "[" + body + "]"
-
-
-_MELD_TEXT = {
-    m: _format_meld_uncached(m)
-    for m in (
-        [MeldSpec("chow", t, False) for t in range(27) if t % 9 <= 6]
-        + [MeldSpec(k, t, False) for k in ("pung", "kong") for t in range(N_TILES)]
-        + [MeldSpec("kong", t, True) for t in range(N_TILES)]
-    )
-}
-
-
-def _format_meld(m: MeldSpec) -> str:
-    text = _MELD_TEXT.get(m)
-    return text if text is not None else _format_meld_uncached(m)
-
-
-def format_hand(parts: HandParts) -> str:
-    """Format a hand in the canonical contract notation.
-
-    Melds come first in order, then the concealed tiles other than (one copy
-    of) the winning tile, sorted and grouped by suit, a space, the winning
-    tile, and `` | `` followed by the situation tokens.  Seat and round winds
-    are always written (even when East) so the string does not depend on
-    the parser's defaults; ``flowers=`` is written when non-zero.
-
-    Parameters
-    ----------
-    parts : HandParts
-
-    Returns
-    -------
-    str
-    """
-    rest = list(parts.concealed)
-    rest.remove(parts.win_tile)
-    head = "".join(_format_meld(m) for m in parts.melds) + _format_tiles(rest)
-    tokens = []
-    if parts.self_drawn:
-        tokens.append("self_drawn")
-    if parts.last_copy:
-        tokens.append("last_copy")
-    if parts.kong:
-        tokens.append("kong")
-    if parts.last_wall:
-        tokens.append("last_wall")
-    tokens.append("seat=" + _WIND_LETTERS[parts.seat_wind])
-    tokens.append("round=" + _WIND_LETTERS[parts.round_wind])
-    if parts.flowers:
-        tokens.append(f"flowers={parts.flowers}")
-    return f"{head} {_format_tiles([parts.win_tile])} | {' '.join(tokens)}"
+# Every valid meld once (Melds are immutable): the generator draws a great
+# many, and a lookup is cheaper than constructing and checking each.
+_MELDS = {(kind, t, concealed): Meld(kind, t, concealed)
+          for kind in MELD_KINDS for t in range(N_KINDS) for concealed in (False, True)
+          if (kind != "chow" or (t < 27 and t % 9 <= 6)) and (kind == "kong" or not concealed)}
 
 
 # ---------------------------------------------------------------------------
@@ -299,7 +164,7 @@ def _rank_tiles(ranks, honours: Sequence[int] = ()) -> tuple[int, ...]:
     return tuple(s * 9 + r - 1 for s in range(3) for r in ranks) + tuple(honours)
 
 
-_POOL_ALL = _pool_from_tiles(range(N_TILES), 0.6)
+_POOL_ALL = _pool_from_tiles(range(N_KINDS), 0.6)
 _POOL_SUITED = _pool_from_tiles(_SUITED, 0.6)
 # 全带幺: every set and the pair contain a terminal or an honour.
 _POOL_OUTSIDE = _Pool(
@@ -372,7 +237,7 @@ class _Theme(NamedTuple):
 
 
 class _Generator:
-    """Draws :class:`HandParts` from a private ``random.Random`` stream.
+    """Draws :class:`RandomHand` from a private ``random.Random`` stream.
 
     ``random.Random`` is used instead of calling ``numpy.random.Generator``
     per draw because scalar draws through numpy cost about a microsecond each,
@@ -429,10 +294,6 @@ class _Generator:
         return self.r.choices(items, weights)[0]
 
     @staticmethod
-    def _set_tiles(kind: str, tile: int) -> tuple[int, ...]:
-        return (tile, tile + 1, tile + 2) if kind == "chow" else (tile, tile, tile)
-
-    @staticmethod
     def _add(counts: list[int], tiles) -> bool:
         """Add tiles if no tile would exceed 4 copies."""
         ok = True
@@ -474,7 +335,7 @@ class _Generator:
                         seat_wind=seat, round_wind=rnd, flowers=flowers)
 
         n_conc_win = sum(1 for t in concealed if t == win_tile)
-        in_meld = any(win_tile in _meld_tiles(m) for m in melds)
+        in_meld = any(win_tile in m.tiles for m in melds)
         has_kong = any(m.kind == "kong" for m in melds)
         kong = last_copy = last_wall = False
         if self_drawn:
@@ -494,17 +355,16 @@ class _Generator:
                     last_wall=last_wall, seat_wind=seat, round_wind=rnd, flowers=flowers)
 
     def _finish(self, concealed, melds, *, form, theme_name, win_tile=None,
-                theme: _Theme | None = None) -> HandParts:
+                theme: _Theme | None = None) -> RandomHand:
         concealed = tuple(sorted(concealed))
         if win_tile is None:
             win_tile = self.r.choice(concealed)
         sit = self._situation(concealed, melds, win_tile, theme=theme)
-        return HandParts(concealed=concealed, melds=tuple(melds), win_tile=win_tile,
-                         form=form, theme=theme_name, **sit)
+        return RandomHand(concealed, tuple(melds), win_tile, form=form, theme=theme_name, **sit)
 
     # -- regular hands ---------------------------------------------------------
 
-    def _regular(self) -> HandParts:
+    def _regular(self) -> RandomHand:
         for _ in range(100):
             th = self.r.choices(self._theme_f, cum_weights=self._theme_cw)[0]() if self.biased else self._t_random()
             hand = self._build_regular(th)
@@ -519,16 +379,16 @@ class _Generator:
                 kind, tile = "chow", r.choice(pool.chows)
             else:
                 kind, tile = "pung", r.choice(pool.pungs)
-            if self._add(counts, self._set_tiles(kind, tile)):
+            if self._add(counts, set_tiles(kind, tile)):
                 return kind, tile
         return None
 
-    def _build_regular(self, th: _Theme) -> HandParts | None:
+    def _build_regular(self, th: _Theme) -> RandomHand | None:
         r = self.r
-        counts = [0] * N_TILES
+        counts = [0] * N_KINDS
         sets = []
         for kind, tile in th.sets:
-            if not self._add(counts, self._set_tiles(kind, tile)):
+            if not self._add(counts, set_tiles(kind, tile)):
                 return None
             sets.append((kind, tile))
         while len(sets) < 4:
@@ -555,7 +415,7 @@ class _Generator:
             n_melds = self._choice_w((0, 1, 2, 3, 4), (0.3, 0.2, 0.2, 0.15, 0.15))
         if not th.exposed_ok:
             n_melds = min(n_melds, sum(1 for k, _ in sets if k == "pung"))
-        melds: list[MeldSpec] = []
+        melds: list[Meld] = []
         used = [False] * 4
         kong_cands = [i for i, (k, t) in enumerate(sets) if k == "pung" and counts[t] == 3]
         r.shuffle(kong_cands)
@@ -566,7 +426,7 @@ class _Generator:
             exposed = th.kong_exposed if th.kong_exposed is not None else r.random() < 0.5
             if not th.exposed_ok:
                 exposed = False
-            melds.append(MeldSpec("kong", t, not exposed))
+            melds.append(_MELDS["kong", t, not exposed])
             counts[t] += 1
             used[i] = True
         order = [i for i in range(4) if not used[i]]
@@ -578,30 +438,30 @@ class _Generator:
             if kind == "chow":
                 if not th.exposed_ok:
                     continue
-                melds.append(MeldSpec("chow", t, False))
+                melds.append(_MELDS["chow", t, False])
             else:
                 u = r.random()
                 can_kong = counts[t] == 3 and not th.exposed_pungs_only
                 if not th.exposed_ok:
                     if not can_kong:
                         continue
-                    melds.append(MeldSpec("kong", t, True))
+                    melds.append(_MELDS["kong", t, True])
                     counts[t] += 1
                 elif can_kong and u < 0.15:
-                    melds.append(MeldSpec("kong", t, False))
+                    melds.append(_MELDS["kong", t, False])
                     counts[t] += 1
                 elif can_kong and u < 0.3:
-                    melds.append(MeldSpec("kong", t, True))
+                    melds.append(_MELDS["kong", t, True])
                     counts[t] += 1
                 else:
-                    melds.append(MeldSpec("pung", t, False))
+                    melds.append(_MELDS["pung", t, False])
             used[i] = True
         r.shuffle(melds)
 
         concealed = [pair, pair]
         for i, (kind, t) in enumerate(sets):
             if not used[i]:
-                concealed.extend(self._set_tiles(kind, t))
+                concealed.extend(set_tiles(kind, t))
         win_tile = pair if (th.win_on_pair and r.random() < th.win_on_pair) else None
         return self._finish(concealed, melds, form="regular", theme_name=th.name,
                             win_tile=win_tile, theme=th)
@@ -772,7 +632,7 @@ class _Generator:
             name, sets, winds = "wind_pungs", [("pung", w) for w in ws], tuple(ws)
         elif k == 13:  # 四暗刻 / 三暗刻 / 双暗刻
             n = r.choice((2, 3, 4))
-            tiles = r.sample(range(N_TILES), n)
+            tiles = r.sample(range(N_KINDS), n)
             name = f"concealed_pungs_{n}"
             pool = _POOL_ALL._replace(p_chow=0.0 if n == 4 else 0.6)
             return _Theme(name, [("pung", t) for t in tiles], pool, n_melds=0 if r.random() < 0.7 else 1,
@@ -785,7 +645,7 @@ class _Generator:
         # 三杠 / 四杠 / 双暗杠 / 双明杠 / 明暗杠.
         r = self.r
         n = self._choice_w((1, 2, 3, 4), (0.2, 0.4, 0.25, 0.15))
-        tiles = r.sample(range(N_TILES), n)
+        tiles = r.sample(range(N_KINDS), n)
         u = r.random()
         exposed = None if u < 0.4 else (u < 0.7)
         return _Theme(f"kongs_{n}", [("pung", t) for t in tiles], _POOL_ALL,
@@ -830,7 +690,7 @@ class _Generator:
         r = self.r
         k = r.randrange(10)
         if k < 3:
-            return tuple(range(N_TILES))
+            return tuple(range(N_KINDS))
         if k < 5:
             s = r.randrange(3)
             return tuple(range(s * 9, s * 9 + 9)) + (_HONOURS if k == 4 else ())
@@ -838,7 +698,7 @@ class _Generator:
                          "green", "reversible", "terminals_honours", "honours", "no_honours"))
         return _RANGE_THEMES[name][0]
 
-    def _seven_pairs(self) -> HandParts:
+    def _seven_pairs(self) -> RandomHand:
         r = self.r
         while True:
             tiles = self._pair_tiles()
@@ -851,12 +711,12 @@ class _Generator:
             concealed = [t for t in pairs for _ in (0, 1)]
             return self._finish(concealed, [], form="seven_pairs", theme_name="seven_pairs")
 
-    def _seven_shifted_pairs(self) -> HandParts:
+    def _seven_shifted_pairs(self) -> RandomHand:
         c = self.r.randrange(3) * 9 + self.r.randrange(3)
         concealed = [t for t in range(c, c + 7) for _ in (0, 1)]
         return self._finish(concealed, [], form="seven_shifted_pairs", theme_name="seven_shifted_pairs")
 
-    def _thirteen_orphans(self) -> HandParts:
+    def _thirteen_orphans(self) -> RandomHand:
         orphans = list(_TERMINALS + _HONOURS)
         concealed = orphans + [self.r.choice(orphans)]
         return self._finish(concealed, [], form="thirteen_orphans", theme_name="thirteen_orphans")
@@ -867,7 +727,7 @@ class _Generator:
         self.r.shuffle(suits)
         return [suits[i] * 9 + i + 3 * j for i in range(3) for j in range(3)]
 
-    def _honors_knitted(self) -> HandParts:
+    def _honors_knitted(self) -> RandomHand:
         # 全不靠: 14 distinct tiles from the 9 knitted + 7 honours, with 7..9
         # suited; 7 honours would be 七星不靠, which has its own form, so only
         # 5 or 6 honours here.
@@ -876,23 +736,23 @@ class _Generator:
         concealed = r.sample(self._knitted(), 14 - n_h) + r.sample(_HONOURS, n_h)
         return self._finish(concealed, [], form="honors_knitted", theme_name="honors_knitted")
 
-    def _greater_honors_knitted(self) -> HandParts:
+    def _greater_honors_knitted(self) -> RandomHand:
         concealed = self.r.sample(self._knitted(), 7) + list(_HONOURS)
         return self._finish(concealed, [], form="greater_honors_knitted",
                             theme_name="greater_honors_knitted")
 
-    def _knitted_straight(self) -> HandParts:
+    def _knitted_straight(self) -> RandomHand:
         # 组合龙: the 9 knitted tiles + one set + a pair; the set may be declared.
         r = self.r
         while True:
-            counts = [0] * N_TILES
+            counts = [0] * N_KINDS
             knit = self._knitted()
             for t in knit:
                 counts[t] += 1
             s = self._draw_set(_POOL_ALL, counts)
             if s is None:
                 continue
-            pair = r.randrange(N_TILES)
+            pair = r.randrange(N_KINDS)
             if not self._add(counts, (pair, pair)):
                 continue
             kind, t = s
@@ -900,19 +760,19 @@ class _Generator:
             concealed = knit + [pair, pair]
             u = r.random()
             if u < 0.45:
-                concealed += self._set_tiles(kind, t)
+                concealed += set_tiles(kind, t)
             elif kind == "chow":
-                melds.append(MeldSpec("chow", t, False))
+                melds.append(_MELDS["chow", t, False])
             elif counts[t] == 3 and u < 0.6:
-                melds.append(MeldSpec("kong", t, False))
+                melds.append(_MELDS["kong", t, False])
             elif counts[t] == 3 and u < 0.75:
-                melds.append(MeldSpec("kong", t, True))
+                melds.append(_MELDS["kong", t, True])
             else:
-                melds.append(MeldSpec("pung", t, False))
+                melds.append(_MELDS["pung", t, False])
             return self._finish(concealed, melds, form="knitted_straight",
                                 theme_name="knitted_straight")
 
-    def _nine_gates(self) -> HandParts:
+    def _nine_gates(self) -> RandomHand:
         r = self.r
         b = r.randrange(3) * 9
         base = [b, b, b] + [b + i for i in range(1, 8)] + [b + 8] * 3
@@ -926,7 +786,7 @@ class _Generator:
 
     # -- entry point ---------------------------------------------------------------
 
-    def hand(self, form: str) -> HandParts:
+    def hand(self, form: str) -> RandomHand:
         return self._forms[form]()
 
 
@@ -968,31 +828,43 @@ def _make_rng(seed) -> random.Random:
     if seed is None:
         return _FastRandom(int(np.random.default_rng().integers(0, 2**63 - 1)))
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        seed = whole("seed", seed, 0)  # numpy refuses negative seeds
         # Going through numpy's SeedSequence spreads nearby seeds (0, 1, 2 ...)
         # over unrelated streams.
         return _FastRandom(int(np.random.default_rng(int(seed)).integers(0, 2**63 - 1)))
-    raise TypeError(f"seed must be None, an int or a numpy.random.Generator, not {type(seed).__name__}")
+    raise HandError(f"seed must be None, an int or a numpy.random.Generator, "
+                    f"not {type(seed).__name__}")
 
 
 def _form_weights(forms) -> tuple[list[str], list[float]]:
+    """The forms to draw and their weights, from the ``forms`` argument."""
     if forms is None:
-        items = DEFAULT_FORM_WEIGHTS.items()
+        items = list(DEFAULT_FORM_WEIGHTS.items())
     elif isinstance(forms, str):
         items = [(forms, 1.0)]
     elif isinstance(forms, Mapping):
         items = list(forms.items())
     else:
-        items = [(f, DEFAULT_FORM_WEIGHTS.get(f, 0.0)) for f in forms]
+        try:
+            items = [(f, DEFAULT_FORM_WEIGHTS.get(f, 0.0) if isinstance(f, str) else 0.0)
+                     for f in forms]
+        except TypeError:
+            raise HandError(f"forms must be a form name, a sequence of names or a mapping "
+                            f"of names to weights, got {type(forms).__name__}") from None
     names, weights = [], []
     for f, w in items:
-        if f not in DEFAULT_FORM_WEIGHTS:
-            raise ValueError(f"unknown hand form {f!r}; expected one of {FORMS}")
-        if w < 0:
-            raise ValueError(f"negative weight for form {f!r}")
+        if not isinstance(f, str) or f not in DEFAULT_FORM_WEIGHTS:
+            raise HandError(f"unknown hand form {f!r}; expected one of {FORMS}",
+                            code="unknown_name")
+        if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.integer,
+                                                                   np.floating)):
+            raise HandError(f"weight of form {f!r} must be a number, got {w!r}")
+        if not math.isfinite(w) or w < 0:
+            raise HandError(f"weight of form {f!r} must be finite and >= 0, got {w!r}")
         names.append(f)
         weights.append(float(w))
     if not names or sum(weights) <= 0:
-        raise ValueError("no hand form with a positive weight")
+        raise HandError("no hand form with a positive weight")
     return names, weights
 
 
@@ -1002,8 +874,8 @@ def random_hand_parts(
     *,
     forms: str | Sequence[str] | Mapping[str, float] | None = None,
     biased: bool = True,
-) -> list[HandParts]:
-    """Generate ``n`` random complete hands as structured parts.
+) -> list[RandomHand]:
+    """Generate ``n`` random complete hands as :class:`RandomHand` objects.
 
     Parameters
     ----------
@@ -1026,7 +898,15 @@ def random_hand_parts(
 
     Returns
     -------
-    list of HandParts
+    list of RandomHand
+        :class:`~mjkit.hand.Hand` objects that also carry ``form`` and
+        ``theme``.
+
+    Raises
+    ------
+    HandError
+        For a negative or non-integer ``n``, a bad ``seed``, an unknown form
+        or a weight that is not a finite number >= 0.
 
     Notes
     -----
@@ -1038,8 +918,7 @@ def random_hand_parts(
     with ``last_copy``); ``last_copy`` only when the winning tile is the only
     concealed copy; ``last_wall`` never together with ``kong``.
     """
-    if n < 0:
-        raise ValueError("n must be non-negative")
+    n = whole("n", n, 0)
     gen = _Generator(_make_rng(seed), biased=biased)
     names, weights = _form_weights(forms)
     r = gen.r
@@ -1075,7 +954,8 @@ def random_winning_hands(
     >>> random_winning_hands(2, seed=1) == random_winning_hands(2, seed=1)
     True
     """
-    return [format_hand(p) for p in random_hand_parts(n, seed, forms=forms, biased=biased)]
+    return [hand_to_str(p, all_winds=True)
+            for p in random_hand_parts(n, seed, forms=forms, biased=biased)]
 
 
 def random_wild_hands(n: int, n_wild: int, seed=None, *, self_drawn: bool = True):
@@ -1099,26 +979,22 @@ def random_wild_hands(n: int, n_wild: int, seed=None, *, self_drawn: bool = True
     Returns
     -------
     list of (Hand, str)
-        The hand and its wild tile kind in notation.
-    """
-    from .errors import HandError
-    from .hand import parse_hand
-    from .tiles import tile_to_str, tiles_to_str
+        The hand (winds East, no flowers) and its wild tile kind in notation.
 
-    if not 0 <= n_wild <= 4:
-        raise ValueError(f"n_wild must be 0..4, got {n_wild}")
+    Raises
+    ------
+    HandError
+        For a bad ``n``, ``n_wild`` or ``seed``.
+    """
+    n = whole("n", n, 0)
+    n_wild = whole("n_wild", n_wild, 0, 4)
     rng = _make_rng(seed)
     out = []
     batch_seed = rng.randrange(2**62)
     while len(out) < n:
-        for text in random_winning_hands(2 * (n - len(out)) + 8, seed=batch_seed):
-            tiles_part = text.split("|")[0]
-            try:
-                h = parse_hand(tiles_part, self_drawn=self_drawn)
-            except HandError:
-                continue
+        for h in random_hand_parts(2 * (n - len(out)) + 8, seed=batch_seed):
             used = set(h.concealed) | {t for m in h.melds for t in m.tiles}
-            free = [t for t in range(N_TILES) if t not in used]
+            free = [t for t in range(N_KINDS) if t not in used]
             if len(h.concealed) < n_wild or not free:
                 continue
             w = rng.choice(free)
@@ -1129,12 +1005,9 @@ def random_wild_hands(n: int, n_wild: int, seed=None, *, self_drawn: bool = True
                 win = w
             else:
                 win = conc[rng.randrange(len(conc))]
-            rest = list(conc)
-            rest.remove(win)
-            text = ("".join(str(m) for m in h.melds) + tiles_to_str(rest) + " "
-                    + tile_to_str(win))
-            out.append((parse_hand(text, self_drawn=self_drawn, seat_wind=h.seat_wind,
-                                   round_wind=h.round_wind), tile_to_str(w)))
+            # Only the tiles are kept: the winds stay East, the flowers none.
+            out.append((Hand(tuple(conc), h.melds, win, self_drawn=self_drawn),
+                        tile_to_str(w)))
             if len(out) == n:
                 break
         batch_seed += 1
@@ -1142,10 +1015,32 @@ def random_wild_hands(n: int, n_wild: int, seed=None, *, self_drawn: bool = True
 
 
 def random_closed_counts(n: int, seed: int, n_tiles: int = 13) -> np.ndarray:
-    """``n`` closed hands as an int64 ``(n, 34)`` count array: the first ``n_tiles``
-    tiles of a shuffled 136-tile wall (numpy ``default_rng(seed)``)."""
-    rng = np.random.default_rng(seed)
-    out = np.zeros((n, 34), np.int64)
+    """Random closed hands as counts: the first tiles of shuffled walls.
+
+    Parameters
+    ----------
+    n : int
+        Number of hands.
+    seed : int
+        Seed of numpy's ``default_rng``, >= 0.
+    n_tiles : int, default 13
+        Tiles per hand, 0..136.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 ``(n, 34)``: the first ``n_tiles`` tiles of each shuffled
+        136-tile wall, per kind.
+
+    Raises
+    ------
+    HandError
+        For an argument that is not a whole number in its range.
+    """
+    n = whole("n", n, 0)
+    n_tiles = whole("n_tiles", n_tiles, 0, 136)
+    rng = np.random.default_rng(whole("seed", seed, 0))
+    out = np.zeros((n, N_KINDS), np.int64)
     for lo in range(0, n, 20_000):
         m = min(n, lo + 20_000) - lo
         tiles = np.argsort(rng.random((m, 136)), axis=1)[:, :n_tiles] // 4

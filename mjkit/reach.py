@@ -8,15 +8,15 @@ it would score and whether that win is legal at the 连拉 level.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-import pandas as pd
+from ._lazy import pandas as pd  # imported on first use: scoring needs no pandas
 
 from .errors import HandError
-from .hand import Hand, _scan_tile_part, parse_hand
+from .hand import Hand, hand_text, parse_hand, read_tile_part
 from .rules import get_rules
 from .score import score
-from .tiles import N_KINDS, parse_tiles, tile_to_str, tiles_to_str
+from .tiles import N_KINDS, parse_tiles, tile_to_str
 
 __all__ = ["Wait", "WaitsResult", "waits"]
 
@@ -150,8 +150,9 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
                         "already has its winning tile")
     if not isinstance(hand13, str):
         raise HandError(f"expected a hand in notation (str), got {type(hand13).__name__}")
-    melds, tiles = _scan_tile_part(hand13.partition("|")[0])
-    n = sum(1 for t in tiles if t < N_KINDS)
+    melds, tiles = read_tile_part(hand13.partition("|")[0])
+    tiles = [t for t in tiles if t < N_KINDS]  # flowers: the situation's, not the wait's
+    n = len(tiles)
     if n != 13 - 3 * len(melds):
         raise HandError(f"waits() takes the hand before the win: {13 - 3 * len(melds)} "
                         f"concealed tiles with {len(melds)} meld(s), got {n}")
@@ -159,37 +160,45 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
     if rs.self_drawn_only:
         situation.setdefault("self_drawn", True)
     seen = _visible_counts(visible)
+    concealed = [0] * N_KINDS
+    for t in tiles:
+        concealed[t] += 1
+    held = list(concealed)
+    in_meld = [False] * N_KINDS
+    for m in melds:
+        for t in m.tiles:
+            held[t] += 1
+            in_meld[t] = True
+    # The hand with its situation, read once on a tile that no situation flag
+    # objects to (no copy held); each wait is that hand with another winning
+    # tile, so the text is not read again and no error is caught.
+    # (13 tiles and 4 melds cover at most 17 of the 34 kinds: one is free.)
+    free = next(t for t in range(N_KINDS) if held[t] == 0)
+    base = parse_hand(hand13, win_tile=free, **situation)
+    # What the flags need of the winning tile (Hand._validate): 和绝张 no
+    # other concealed copy, 抢杠和 none in the hand or its melds.
+    robbed = base.kong and not base.self_drawn
     found = []
-    base = None
-    checked_any = False
     for t in range(N_KINDS):
-        try:
-            h = parse_hand(hand13, win_tile=t, **situation)
-        except HandError as exc:
-            msg = str(exc)
-            if "copy" in msg and "only 4 exist" in msg:
-                continue  # all four copies already held: not a wait
-            if "winning tile" in msg or "last_copy" in msg or "robbing" in msg:
-                continue  # a situation this tile cannot have (e.g. 和绝张 with a pair)
-            raise
-        checked_any = True
-        if base is None:
-            base = h
-        held = h.all_counts()[t]  # includes the winning tile itself
-        unseen = int(4 - (held - 1) - seen[t])
+        if held[t] >= 4:
+            continue  # all four copies already held: not a wait
+        if (base.last_copy or robbed) and concealed[t]:
+            continue  # 和绝张 / 抢杠和 with a copy in hand: not this tile's win
+        if robbed and in_meld[t]:
+            continue
+        h = base if t == base.win_tile else replace(
+            base, concealed=tuple(sorted(tiles + [t])), win_tile=t)
+        unseen = int(4 - held[t] - seen[t])
         if unseen < 0:
             raise HandError(f"visible tiles: {seen[t]} {tile_to_str(t)} seen but "
-                            f"{held - 1} already in the hand; only 4 exist")
+                            f"{held[t]} already in the hand; only 4 exist",
+                            code="too_many_copies")
         r = score(h, rules=rs, lianla=lianla, wild=wild, wait_rule=wait_rule)
         if not r.is_win:
             continue
         found.append(Wait(tile=tile_to_str(t), unseen=unseen, total=r.total,
                           hand_points=r.hand_points, legal=r.legal, short_by=r.short_by,
                           fans=tuple(f.zh for f in r.fans), result=r))
-    if not checked_any:
-        raise HandError("no tile can be added to this hand (every kind is used up)")
-    rest = list(base.concealed)
-    rest.remove(base.win_tile)
-    text = "".join(str(m) for m in base.melds) + tiles_to_str(rest)
+    text = hand_text(tiles, melds)
     return WaitsResult(hand=text, rules=rs.name, lianla=lianla, bar=rs.threshold(lianla),
                        waits=found)

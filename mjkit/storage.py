@@ -31,10 +31,12 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
+from .locations import PACKAGE
+
 __all__ = [
     "DamagedFile", "probe_write", "atomic_write", "atomic_write_bytes", "atomic_write_text", "digest_bytes",
     "digest_file", "file_lock", "read_manifest", "seal", "unseal", "verify_manifest",
-    "write_manifest", "canonical_json",
+    "write_manifest", "canonical_json", "source_fingerprint",
 ]
 
 _ALGO = "blake2b-256"
@@ -68,6 +70,27 @@ def digest_file(path: str | os.PathLike) -> str:
             if not block:
                 break
             h.update(block)
+    return h.hexdigest()
+
+
+def source_fingerprint(folders, *, exclude=(), h=None) -> str:
+    """A fingerprint of the mjkit sources that produce a cached result.
+
+    Every ``*.py`` file of each folder in ``folders`` (names relative to the package, e.g.
+    ``"_kernels"``), less the file names in ``exclude``, feeds its name and bytes into a
+    BLAKE2b hash, in a fixed order.  Pass ``h`` (a hash object already fed with other
+    inputs) to extend it; the hex digest is returned either way.  Cache keys, checkpoint
+    engines and exact-count runs all use this one function, so a change to any source they
+    depend on invalidates them alike.
+    """
+    package = PACKAGE
+    h = _hasher() if h is None else h
+    for folder in folders:
+        for path in sorted((package / folder).glob("*.py")):
+            if path.name in exclude:
+                continue
+            h.update(f"{folder}/{path.name}".encode())
+            h.update(path.read_bytes())
     return h.hexdigest()
 
 

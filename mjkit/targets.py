@@ -54,21 +54,23 @@ import functools
 import math
 import time
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from ._lazy import pandas as pd  # imported on first use: scoring needs no pandas
 
+from . import messages as M
 from . import value_index as VI
 from ._kernels import value_index as KV
-from .distance import _best_result, _fans_text, _min_fans
+from .distance import best_result, fans_text, target_fans
 from .errors import HandError
+from .locations import data_file
 from .rules import get_rules
 from .rules.catalogue import fan_catalogue
 from .score import score
-from .shanten import _hand_text, _read_checked
-from .tiles import N_KINDS, tile_to_str, tiles_to_str
+from .hand import Hand, hand_text
+from .shanten import read_hand_counts
+from .tiles import N_KINDS, tiles_of_counts, tiles_to_str
+from .validate import whole
 
 __all__ = ["DIRECTION_POINTS", "TargetsResult", "target_catalogue", "targets"]
 
@@ -78,16 +80,15 @@ DIRECTION_POINTS = 6
 _SITUATIONAL_FLAG = {"LAST_TILE": "last_copy"}
 
 
-def _seed_path():
-    repo = Path(__file__).resolve().parent.parent / "data" / "targets.csv"
-    if repo.exists():
-        return repo
-    return Path(str(resources.files("mjkit.data") / "targets.csv"))
-
-
 @functools.lru_cache(maxsize=None)
-def _seed_rows():
-    with open(_seed_path(), newline="", encoding="utf-8") as f:
+def seed_rows():
+    """The fan combinations of seed 000 §三 (``data/targets.csv``), one dict per row, read once.
+
+    Each row has ``level`` (the 连拉 level from which it counts), ``fans``
+    (fan keys, space separated) and ``seed_zh`` (the seed's wording); used
+    by :func:`targets` and by the simulator's default combinations.
+    """
+    with open(data_file("targets.csv"), newline="", encoding="utf-8") as f:
         return tuple(csv.DictReader(f))
 
 
@@ -139,7 +140,7 @@ def _build_catalogue(rs, bar, level):
                 add([f, g], "pair", "fan table")
         if 2 * pts[f] >= bar:
             add([f], "fan + small fans", "fan table")
-    for row in _seed_rows():
+    for row in seed_rows():
         lvl = int(row["level"])
         if lvl <= level:
             fan_ids = [keys.index(k) for k in row["fans"].split()]
@@ -183,7 +184,7 @@ def target_catalogue(rules="dazhong32", min_fans=None, *, lianla=0):
     """
     rs = get_rules(rules)
     level = rs.streak_level(lianla)     # 0..MAX_LEVEL; targets are the dealer's (East)
-    target = _min_fans(rs, min_fans, level)
+    target = target_fans(rs, min_fans, level)
     bar = max(target - level * rs.streak_points, 0)
     entries = _catalogue(rs, bar, level)
     index = VI.value_index(rs)
@@ -230,14 +231,11 @@ def _situational_check(index, e, rows, rs):
     fam = VI.families()
     r = int(np.flatnonzero(rows)[0])
     c = fam.pattern(_first_pattern(index, r))
-    tiles = [t for t in range(N_KINDS) for _ in range(int(c[t]))]
+    tiles = tiles_of_counts(c)
     last_error = None
     for w in sorted(set(tiles)):
-        rest = list(tiles)
-        rest.remove(w)
         try:
-            res = score(f"{tiles_to_str(rest)} {tile_to_str(w)}", rules=rs, self_drawn=True,
-                        **flags)
+            res = score(Hand.from_parts(tiles, win_tile=w, self_drawn=True, **flags), rules=rs)
         except HandError as exc:
             last_error = str(exc)
             continue
@@ -289,13 +287,12 @@ class TargetsResult:
     def summary(self, lang="en", top=5):
         lines = [_advice(self, lang)]
         t = self.table.head(top)
+        zh = M.lang_or_en(lang) == "zh"
         for r in t.itertuples():
-            if lang == "zh":
-                lines.append(f"  {r.rank:>2}. {r.combination}：{r.distance} 向听，{r.fit} 张合用，"
-                             f"要 {r.need or '—'}（{r.ways} 种摸法）")
-            else:
-                lines.append(f"  {r.rank:>2}. {r.combination_en}: distance {r.distance}, "
-                             f"{r.fit} fit, draw {r.need or '-'} ({r.ways} ways)")
+            lines.append(M.text("targets.row", "zh" if zh else "en", rank=r.rank,
+                                combination=r.combination if zh else r.combination_en,
+                                distance=r.distance, fit=r.fit, ways=r.ways,
+                                need=r.need or ("—" if zh else "-")))
         return "\n".join(lines)
 
     def __str__(self):
@@ -308,33 +305,24 @@ class TargetsResult:
 
 
 def _advice(res, lang):
+    lang = M.lang_or_en(lang)
     t = res.table
     if not len(t) or res.distance is None:
-        return ("没有可达的牌型" if lang == "zh" else
-                "no combination in the catalogue can be reached from this hand")
+        return M.text("targets.none", lang)
     first = t.iloc[0]
     other = t[t["primary"] != first["primary"]]
     second = other.iloc[0] if len(other) else None
     fit = int(first["fit"])
-    name = first["combination"] if lang == "zh" else first["combination_en"]
-    name2 = None if second is None else (
-        second["combination"] if lang == "zh" else second["combination_en"])
-    if lang == "zh":
-        if fit >= 8:
-            return f"{fit} 张合用：8上 — 定下 {name}，奔向和牌"
-        if fit == 7:
-            return f"7 张合用：7停 — 想一想再定：{name}" + (f" 还是 {name2}" if name2 else "")
-        if fit >= 4:
-            return f"{fit} 张合用：6看 — 留两个方向：{name}" + (f" 和 {name2}" if name2 else "")
-        return f"只有 {fit} 张合用：还早，保持灵活（最近：{name}）"
+    column = "combination" if lang == "zh" else "combination_en"
+    name = first[column]
     if fit >= 8:
-        return f"{fit} tiles fit: 8上 (commit) - go for {name}"
-    if fit == 7:
-        return f"7 tiles fit: 7停 (stop and think) - {name}" + (f" or {name2}" if name2 else "")
-    if fit >= 4:
-        return f"{fit} tiles fit: 6看 (look) - keep two directions: {name}" + (
-            f" and {name2}" if name2 else "")
-    return f"only {fit} tiles fit: too early to choose (nearest: {name})"
+        return M.text("targets.commit", lang, fit=fit, name=name)
+    if fit < 4:
+        return M.text("targets.early", lang, fit=fit, name=name)
+    step = "targets.think" if fit == 7 else "targets.look"
+    name2 = None if second is None else second[column]
+    also = M.text(step + "_also", lang, name=name2) if name2 else ""
+    return M.text(step, lang, fit=fit, name=name, also=also)
 
 
 def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, top=10,
@@ -380,10 +368,9 @@ def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, t
     t0 = time.perf_counter()
     rs = get_rules(rules)
     level = rs.streak_level(lianla)     # 0..MAX_LEVEL; targets are the dealer's (East)
-    target = _min_fans(rs, min_fans, level)
-    if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
-        raise HandError(f"top must be a whole number >= 0, got {top!r}")
-    counts, meld_list, _, seen = _read_checked(hand, None, visible)
+    target = target_fans(rs, min_fans, level)
+    top = whole("top", top, 0)
+    counts, meld_list, _, seen = read_hand_counts(hand, None, visible)
     if meld_list:
         raise HandError("targets() ranks combinations for closed hands; "
                         "use distance_to() for a hand with melds")
@@ -397,7 +384,7 @@ def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, t
     n_rows = len(index.counted)
     best = np.full(n_rows, -1, np.int64)
     where = np.zeros(n_rows, np.int64)
-    KV.nearest_per_row(h, unseen, *fam.arrays(), index.ids, best, where)
+    KV.nearest_per_row(h, unseen, fam.arrays(), index.ids, best, where)
     cat = fan_catalogue()
     pts = rs.points_list
     rows = []
@@ -413,7 +400,7 @@ def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, t
         c = fam.pattern(where[r])
         keep = np.minimum(h, c)
         need = c - keep
-        need_tiles = [t for t in range(N_KINDS) for _ in range(int(need[t]))]
+        need_tiles = tiles_of_counts(need)
         ways = 1
         for t in range(N_KINDS):
             if need[t] > 0:
@@ -436,10 +423,10 @@ def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, t
         situation = {"self_drawn": True}
         for j in range(len(table)):
             if j < top:
-                res = _best_result(table.at[j, "pattern"], [], rs, level, situation)
+                res = best_result(table.at[j, "pattern"], [], rs, level, situation)
                 examples.append("" if res is None else str(res.hand).split("|")[0].strip())
                 counted.append(-1 if res is None else res.counted_points)
-                fans.append("" if res is None else " ".join(_fans_text(res)))
+                fans.append("" if res is None else " ".join(fans_text(res)))
             else:
                 examples.append("")
                 counted.append(None)
@@ -453,7 +440,7 @@ def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, t
                                       "points", "distance", "fit", "need", "unseen", "ways",
                                       "source", "note", "primary", "example", "counted",
                                       "example_fans"])
-    res = TargetsResult(hand=_hand_text(counts, meld_list), rules=rs.name, min_fans=target,
+    res = TargetsResult(hand=hand_text(tiles_of_counts(counts), meld_list), rules=rs.name, min_fans=target,
                         lianla=level, table=table,
                         fit=int(table["fit"].iloc[0]) if len(table) else 0,
                         distance=int(table["distance"].iloc[0]) if len(table) else None,

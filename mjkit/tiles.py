@@ -11,6 +11,14 @@ Every tile kind is an ``int`` index (see ``docs/architecture.md``):
 
 The Unicode mahjong glyphs (U+1F000 block) are accepted as input too.
 Everything that rejects input raises :class:`mjkit.errors.HandError`.
+
+This module is the one home of the notation of tiles and tile groups:
+readers :func:`tile_from_str`, :func:`parse_tiles`, :func:`scan_tiles`,
+:func:`scan_groups` (bracketed groups, fast) and :func:`tile_index`; writers
+:func:`tile_to_str`, :func:`tiles_to_str`, with :func:`counts34`,
+:func:`tiles_of_counts` and :func:`set_tiles` between tiles, counts and sets.
+Hand notation (melds, the winning tile, the ``|`` situation) is in
+:mod:`mjkit.hand`.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .errors import HandError
+from .errors import short_repr as _short_repr   # one home: errors.py
 
 __all__ = [
     "N_KINDS", "N_FLOWERS", "N_TILES",
@@ -29,6 +38,7 @@ __all__ = [
     "SUIT_LETTERS", "HONOR_LETTERS",
     "TILE_NAMES_ZH", "TILE_NAMES_EN", "TILE_GLYPHS",
     "tile_from_str", "tile_to_str", "parse_tiles", "scan_tiles", "tiles_to_str",
+    "tile_index", "scan_groups", "tiles_of_counts", "set_tiles",
     "counts34", "tile_name", "tile_glyph",
     "is_suited", "suit_of", "rank_of", "is_terminal", "is_honor",
     "is_terminal_or_honor", "is_wind", "is_dragon", "is_flower",
@@ -104,7 +114,7 @@ _DIGITS = "0123456789"   # ASCII only: str.isdigit() would accept "²" or "٣"
 # Lookup tables for the fast paths.  _SCAN_CODE maps a character to a code:
 # 0..9 a digit, _C_SUIT + k the k-th suit letter of _SUIT_ORDER, _C_TILE + t a
 # character that is tile t by itself (honour letter or glyph), _C_BRACKET + k
-# one of "[{]}" (only hand.py's tile-part scanner accepts those), _C_SPACE an
+# one of "[{]}" (only :func:`scan_groups` accepts those), _C_SPACE an
 # ASCII space; characters missing from it are other whitespace or errors.
 _C_OTHER, _C_SPACE, _C_SUIT, _C_TILE, _C_BRACKET = -1, -2, 10, 100, 200
 _SUIT_ORDER = "mpszf"
@@ -142,8 +152,25 @@ def _plain_tiles(seq: object) -> bool:
             and _INT_ONLY.issuperset(map(type, seq)) and _ALL_TILES.issuperset(seq))
 
 
-def _index(tile: object) -> int:
-    """Return ``tile`` as a valid tile index (0..41) or raise HandError."""
+def tile_index(tile: object) -> int:
+    """Check one tile index given as a number.
+
+    Parameters
+    ----------
+    tile : int-like
+        A Python or numpy integer 0..41 (booleans are refused).
+
+    Returns
+    -------
+    int
+        The index as a plain ``int``.
+
+    Raises
+    ------
+    HandError
+        For a non-integer (code ``"bad_argument"``) or an index out of range
+        (``"unknown_tile"``).
+    """
     if type(tile) is int and 0 <= tile < N_TILES:  # fast path: a plain index
         return tile
     if isinstance(tile, (bool, np.bool_)):
@@ -156,17 +183,9 @@ def _index(tile: object) -> int:
                         f"{_short_repr(tile)}") from exc
     if not 0 <= i < N_TILES:
         # _short_repr: str() of a huge int raises ValueError in Python >= 3.11
-        raise HandError(f"tile index {_short_repr(i)} out of range 0..{N_TILES - 1}")
+        raise HandError(f"tile index {_short_repr(i)} out of range 0..{N_TILES - 1}",
+                        code="unknown_tile")
     return i
-
-
-def _short_repr(obj: object, limit: int = 40) -> str:
-    """``repr`` truncated, so huge inputs give readable error messages."""
-    try:
-        text = repr(obj)
-    except Exception:
-        text = f"<{type(obj).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def scan_tiles(text: str, offset: int = 0) -> list[tuple[int, int]]:
@@ -209,7 +228,22 @@ def _scan_fast(text: str, offset: int) -> list[tuple[int, int]] | None:
     result; whenever it meets a problem it gives up instead of raising, and
     the caller re-scans with :func:`_scan_checked` for the error message.
     """
-    out: list[tuple[int, int]] = []
+    return _fast_pass(text, offset, None)
+
+
+def _fast_pass(text: str, offset: int, groups: list | None) -> list | None:
+    """The one pass behind :func:`scan_tiles` and :func:`scan_groups`.
+
+    With ``groups`` None: ``(tile, position)`` pairs, brackets refused (plain
+    tiles).  With a list: brackets allowed, each closed group appended to it
+    as ``(tiles, concealed)``, and the loose tiles returned without positions
+    (the hand reader needs none, and skipping them keeps it fast).  ``None``
+    on anything unusual.
+    """
+    out: list = []
+    cur = out            # where tiles go: loose, or the open group's tiles
+    opener = -1          # code of the open bracket ("[" or "{"), -1: none
+    with_pos = groups is None
     pending: list[int] = []  # ranks waiting for their suit letter
     code = _SCAN_CODE.get
     for pos, ch in enumerate(text):
@@ -219,22 +253,34 @@ def _scan_fast(text: str, offset: int) -> list[tuple[int, int]] | None:
                 pending.append(c)
             elif c != _C_SPACE and not ch.isspace():
                 return None
-        elif c >= _C_TILE:
-            if pending or c >= _C_BRACKET:
-                return None
-            out.append((c - _C_TILE, pos + offset))
-        else:
+        elif c < _C_TILE:  # suit letter
             if not pending:
                 return None
             ranks = _SUIT_TILES[c - _C_SUIT]
-            where = pos + offset
             for r in pending:
                 t = ranks[r]
                 if t < 0:
                     return None
-                out.append((t, where))
+                cur.append((t, pos + offset) if with_pos else t)
             pending = []
-    if pending:
+        elif c < _C_BRACKET:  # honour letter or glyph
+            if pending:
+                return None
+            cur.append((c - _C_TILE, pos + offset) if with_pos else c - _C_TILE)
+        else:  # bracket: digits may not run across one
+            if pending or with_pos:
+                return None
+            if c < _C_BRACKET + 2:  # "[" or "{"
+                if opener >= 0:
+                    return None
+                opener = c
+                cur = []
+            else:                   # "]" or "}": must close the same kind
+                if opener != c - 2:
+                    return None
+                groups.append((tuple(cur), opener != _C_BRACKET))
+                cur, opener = out, -1
+    if pending or opener >= 0:
         return None
     return out
 
@@ -247,7 +293,7 @@ def _scan_checked(text: str, offset: int) -> list[tuple[int, int]]:
     def no_suit() -> HandError:
         digits = "".join(d for d, _ in pending)
         return HandError(f"digits '{digits}' at position {pending[0][1] + offset} "
-                         "have no suit letter")
+                         "have no suit letter", code="syntax")
 
     for pos, ch in enumerate(text):
         if ch.isspace():
@@ -257,13 +303,13 @@ def _scan_checked(text: str, offset: int) -> list[tuple[int, int]]:
         elif ch in _SUIT_BASE:
             if not pending:
                 raise HandError(f"suit letter '{ch}' at position {pos + offset} "
-                                "has no digits")
+                                "has no digits", code="syntax")
             top = _SUIT_MAX_RANK[ch]
             for d, dpos in pending:
                 rank = int(d)
                 if not 1 <= rank <= top:
                     raise HandError(f"{d}{ch} at position {dpos + offset} is not a "
-                                    f"tile (ranks are 1{ch}..{top}{ch})")
+                                    f"tile (ranks are 1{ch}..{top}{ch})", code="unknown_tile")
                 out.append((_SUIT_BASE[ch] + rank - 1, pos + offset))
             pending.clear()
         elif ch in HONOR_LETTERS or ch in _GLYPH_TO_TILE:
@@ -273,7 +319,7 @@ def _scan_checked(text: str, offset: int) -> list[tuple[int, int]]:
                     else _GLYPH_TO_TILE[ch])
             out.append((tile, pos + offset))
         else:
-            raise HandError(f"unknown character {ch!r} at position {pos + offset}")
+            raise HandError(f"unknown character {ch!r} at position {pos + offset}", code="syntax")
     if pending:
         raise no_suit()
     return out
@@ -299,6 +345,87 @@ def parse_tiles(text: str) -> list[int]:
     return [tile for tile, _ in scan_tiles(text)]
 
 
+def scan_groups(text: str) -> tuple[list[tuple[tuple[int, ...], bool]], list[int]] | None:
+    """Split well-formed tile notation into bracketed groups and loose tiles, fast.
+
+    One pass with lookup tables over the tile part of hand notation (what
+    comes before ``|``): ``[...]`` and ``{...}`` groups and the tiles
+    outside them.  It does not say what is wrong with bad text; it gives
+    up, and the caller re-reads the text with the checked scanner
+    (:func:`mjkit.hand.read_tile_part`), which raises the exact error.
+
+    Parameters
+    ----------
+    text : str
+        For example ``"[123m]{EEEE}456p789s1p 1p"``.
+
+    Returns
+    -------
+    (groups, loose) or None
+        ``groups``: ``(tiles, concealed)`` per bracket in text order, the
+        tiles as written and ``concealed`` True for ``{...}``; ``loose``:
+        the other tiles in text order.  ``None`` when the text holds
+        anything unusual: an unknown character, digits without a suit
+        letter or running into a bracket, a rank out of range, nested or
+        unbalanced brackets.  Empty groups are returned as they are.
+    """
+    groups: list[tuple[tuple[int, ...], bool]] = []
+    loose = _fast_pass(text, 0, groups)
+    return None if loose is None else (groups, loose)
+
+
+def set_tiles(kind: str, tile: int) -> tuple[int, ...]:
+    """The tiles of a set: ``"chow"`` (three in a row), ``"pung"``, ``"kong"`` or ``"pair"``.
+
+    Parameters
+    ----------
+    kind : {"chow", "pung", "kong", "pair"}
+    tile : int
+        Lowest tile of the set (not checked: the caller knows it is valid).
+
+    Returns
+    -------
+    tuple of int
+
+    Examples
+    --------
+    >>> set_tiles("chow", 0), set_tiles("pair", 27)
+    ((0, 1, 2), (27, 27))
+    """
+    if kind == "chow":
+        return (tile, tile + 1, tile + 2)
+    n = _SET_SIZE.get(kind)
+    if n is None:
+        raise HandError(f"unknown set kind {_short_repr(kind)}: expected 'chow', 'pung', "
+                        "'kong' or 'pair'", code="bad_meld")
+    return (tile,) * n
+
+
+_SET_SIZE = {"pung": 3, "kong": 4, "pair": 2}
+
+
+def tiles_of_counts(counts: Iterable[int]) -> list[int]:
+    """The tiles of a count vector, in index order.
+
+    Parameters
+    ----------
+    counts : sequence of int
+        Copies per kind, e.g. a ``(34,)`` array (the inverse of
+        :func:`counts34`).
+
+    Returns
+    -------
+    list of int
+
+    Examples
+    --------
+    >>> tiles_of_counts([2, 0, 1])
+    [0, 0, 2]
+    """
+    c = counts.tolist() if isinstance(counts, np.ndarray) else list(counts)
+    return [t for t, k in enumerate(c) for _ in range(int(k))]
+
+
 def tile_from_str(text: str) -> int:
     """Parse exactly one tile (``"5m"``, ``"E"``, ``"1z"``, ``"3f"``, a glyph).
 
@@ -310,10 +437,10 @@ def tile_from_str(text: str) -> int:
     if not isinstance(text, str):
         raise HandError(f"expected a tile str, got {type(text).__name__}")
     if len(text) > 32:  # one tile is at most a few characters; don't scan junk
-        raise HandError(f"expected exactly one tile, got {_short_repr(text)}")
+        raise HandError(f"expected exactly one tile, got {_short_repr(text)}", code="syntax")
     tiles = parse_tiles(text)
     if len(tiles) != 1:
-        raise HandError(f"expected exactly one tile, got {_short_repr(text)}")
+        raise HandError(f"expected exactly one tile, got {_short_repr(text)}", code="syntax")
     return tiles[0]
 
 
@@ -321,7 +448,7 @@ def tile_to_str(tile: int) -> str:
     """Notation of one tile: ``"5m"``, honours as letters (``"E"``), ``"3f"``."""
     if type(tile) is int and 0 <= tile < N_TILES:
         return _TILE_STR[tile]
-    i = _index(tile)
+    i = tile_index(tile)
     if i < 27:
         return f"{i % 9 + 1}{SUIT_LETTERS[i // 9]}"
     if i < N_KINDS:
@@ -340,7 +467,7 @@ def tiles_to_str(tiles: Iterable[int]) -> str:
     >>> tiles_to_str([27, 0, 10, 9, 34])
     '1m12pE1f'
     """
-    idx = sorted(tiles) if _plain_tiles(tiles) else sorted(_index(t) for t in tiles)
+    idx = sorted(tiles) if _plain_tiles(tiles) else sorted(tile_index(t) for t in tiles)
     # Sorted indices come grouped m, p, s, honours, flowers: write each tile's
     # character and close a group with its suffix letter (none for honours).
     out: list[str] = []
@@ -379,36 +506,36 @@ def counts34(tiles: Iterable[int] | str) -> np.ndarray:
         tiles = parse_tiles(tiles)
     counts = [0] * N_KINDS
     for t in tiles:
-        i = _index(t)
+        i = tile_index(t)
         if i >= N_KINDS:
-            raise HandError(f"flower {tile_to_str(i)} has no slot in counts34")
+            raise HandError(f"flower {tile_to_str(i)} has no slot in counts34", code="unknown_tile")
         counts[i] += 1
     return np.array(counts, dtype=np.int64)
 
 
 def tile_name(tile: int, lang: str = "en") -> str:
     """Name of a tile in English (``"en"``) or Chinese (``"zh"``)."""
-    i = _index(tile)
+    i = tile_index(tile)
     if lang == "en":
         return TILE_NAMES_EN[i]
     if lang == "zh":
         return TILE_NAMES_ZH[i]
-    raise HandError(f"unknown language {lang!r}: expected 'en' or 'zh'")
+    raise HandError(f"unknown language {lang!r}: expected 'en' or 'zh'", code="unknown_name")
 
 
 def tile_glyph(tile: int) -> str:
     """Unicode mahjong glyph of a tile (U+1F000 block)."""
-    return TILE_GLYPHS[_index(tile)]
+    return TILE_GLYPHS[tile_index(tile)]
 
 
 def is_suited(tile: int) -> bool:
     """True for characters, dots and bamboo (indices 0..26)."""
-    return _index(tile) < 27
+    return tile_index(tile) < 27
 
 
 def suit_of(tile: int) -> str:
     """Suit letter: ``"m"``, ``"p"``, ``"s"``, ``"z"`` (honours) or ``"f"``."""
-    i = _index(tile)
+    i = tile_index(tile)
     if i < 27:
         return SUIT_LETTERS[i // 9]
     return "z" if i < N_KINDS else "f"
@@ -416,7 +543,7 @@ def suit_of(tile: int) -> str:
 
 def rank_of(tile: int) -> int:
     """Rank within the suit: 1..9 suited, 1..7 honours (``1z``..), 1..8 flowers."""
-    i = _index(tile)
+    i = tile_index(tile)
     if i < 27:
         return i % 9 + 1
     return i - 26 if i < N_KINDS else i - 33
@@ -424,13 +551,13 @@ def rank_of(tile: int) -> int:
 
 def is_terminal(tile: int) -> bool:
     """True for suited 1s and 9s."""
-    i = _index(tile)
+    i = tile_index(tile)
     return i < 27 and i % 9 in (0, 8)
 
 
 def is_honor(tile: int) -> bool:
     """True for winds and dragons (27..33)."""
-    return 27 <= _index(tile) < N_KINDS
+    return 27 <= tile_index(tile) < N_KINDS
 
 
 def is_terminal_or_honor(tile: int) -> bool:
@@ -440,14 +567,14 @@ def is_terminal_or_honor(tile: int) -> bool:
 
 def is_wind(tile: int) -> bool:
     """True for the four winds (27..30)."""
-    return 27 <= _index(tile) <= 30
+    return 27 <= tile_index(tile) <= 30
 
 
 def is_dragon(tile: int) -> bool:
     """True for the three dragons (31..33)."""
-    return 31 <= _index(tile) <= 33
+    return 31 <= tile_index(tile) <= 33
 
 
 def is_flower(tile: int) -> bool:
     """True for flowers and seasons (34..41)."""
-    return _index(tile) >= N_KINDS
+    return tile_index(tile) >= N_KINDS

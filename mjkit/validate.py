@@ -2,18 +2,28 @@
 
 Each returns the value in its plain Python form or raises
 :class:`mjkit.HandError` naming the argument, so no out-of-range integer
-ever reaches a kernel (where it would wrap or overflow silently).
+ever reaches a kernel (where it would wrap or overflow silently).  This is
+the one home of these checks: whole numbers (:func:`whole`, :func:`decimal`
+for text), seeds, 连拉 levels and level lists, yes/no flags
+(:func:`boolean`), winds, flowers and the wild tile; ``hand``, ``score``,
+the simulator, the quiz, the app and the CLI all call them, so a value is
+accepted (and an error worded) the same way everywhere.
 """
 
 from __future__ import annotations
 
+import itertools
 import operator
+from typing import Any
 
 import numpy as np
 
-from .errors import HandError
+from .errors import HandError, short_repr
+from .tiles import N_KINDS, is_flower, scan_tiles, tile_from_str, tile_to_str
 
-__all__ = ["whole", "seed", "MAX_LEVEL", "level", "INT32_MAX"]
+__all__ = ["whole", "decimal", "seed", "MAX_LEVEL", "level", "levels", "levels_text",
+           "INT32_MAX", "MAX_ITEMS", "take", "boolean", "wind", "flowers", "flower_tile",
+           "wild_kind"]
 
 #: Largest value an int32 kernel field can hold.
 INT32_MAX = 2**31 - 1
@@ -57,3 +67,190 @@ def seed(x, name: str = "seed") -> int:
 def level(x, name: str = "lianla") -> int:
     """A 连拉 level: a whole number in 0..:data:`MAX_LEVEL`."""
     return whole(name, x, 0, MAX_LEVEL)
+
+
+def decimal(text: str, name: str) -> int:
+    """A whole number written in decimal (``"+12"``, ``" 7 "``), as an int.
+
+    Refuses anything else, and more than 20 digits before any ``int()`` of
+    the text (a huge string would take long to convert).
+    """
+    t = str(text).strip()
+    digits = t[1:] if t[:1] in "+-" else t
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 20:
+        raise HandError(f"{name} must be a whole number, got {text!r}")
+    return int(t)
+
+
+def levels(x, name: str = "levels") -> list[int]:
+    """Distinct 连拉 levels (an int or an iterable of them), sorted.
+
+    A string is refused (write the levels as numbers; the command line's
+    ``"0-8"`` is read by :func:`levels_text`).  At most ``MAX_LEVEL + 1``
+    items are taken, so an endless or huge iterable (``range(10**9)``) is
+    refused without being listed.
+    """
+    items = [x] if isinstance(x, (int, np.integer)) else x
+    if isinstance(items, (str, bytes)):
+        raise HandError(f"{name} must be whole numbers >= 0, got {x!r}")
+    try:
+        out = list(itertools.islice(iter(items), MAX_LEVEL + 2))
+    except TypeError:
+        raise HandError(f"{name} must be whole numbers >= 0, got {x!r}") from None
+    if not out:
+        raise HandError(f"{name} must name at least one level, got none")
+    out = [whole(name, v, 0) for v in out]
+    if len(set(out)) != len(out):
+        raise HandError(f"{name} must not repeat, got {x!r}")
+    return sorted(out)
+
+
+def levels_text(text: str, name: str = "--levels") -> list[int]:
+    """``"0-8"``, ``"0,2,5"`` or ``"0-3,8"`` as a sorted list of distinct levels."""
+    out: list[int] = []
+    for part in str(text).replace(" ", "").split(","):
+        lo, sep, hi = part.partition("-")
+        ends = [lo, hi] if sep else [lo]
+        if not all(e.isascii() and e.isdigit() and len(e) <= 20 for e in ends):
+            raise HandError(f"{name}: {text!r} is not a list of levels such as 0-8 or 0,2,5")
+        a, b = int(ends[0]), int(ends[-1])
+        if b < a:
+            raise HandError(f"{name}: {part!r} is not a range of levels >= 0 (low-high)")
+        # the ends are checked before a list is built (0-1000000000 is refused at once)
+        if b > MAX_LEVEL:
+            raise HandError(f"{name}: {part!r} goes past level {MAX_LEVEL}; a study plays "
+                            "levels up to the first whose bar is 0 (8 in dazhong32: every "
+                            "higher level plays like it)")
+        out.extend(range(a, b + 1))
+        if len(out) > MAX_LEVEL + 1:
+            raise HandError(f"{name}: {text!r} names a level twice")
+    if len(set(out)) != len(out):
+        raise HandError(f"{name}: {text!r} names a level twice")
+    return sorted(out)
+
+
+#: Iterables handed to a validator are cut off here, so an endless generator
+#: cannot hang us; no valid argument (tiles, melds, flowers) comes near it.
+MAX_ITEMS = 64
+
+
+def take(items: Any, limit: int, what: str) -> list:
+    """At most ``limit`` items of an iterable, as a list; more (or a str) is an error."""
+    if isinstance(items, (str, bytes)):
+        raise HandError(f"{what} must be a sequence, not {type(items).__name__}")
+    try:
+        out = list(itertools.islice(iter(items), limit + 1))
+    except Exception as exc:  # arbitrary objects: report instead of crashing
+        raise HandError(f"{what} must be iterable, got {type(items).__name__}") from exc
+    if len(out) > limit:
+        raise HandError(f"too many {what} (more than {limit})", code="tile_count")
+    return out
+
+
+def boolean(x: Any, name: str) -> bool:
+    """A yes/no value: ``True``/``False`` (numpy's too) or the integers 0 and 1."""
+    if x is True or x is False:
+        return x
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    try:
+        i = operator.index(x)
+    except Exception:       # noqa: BLE001 - any object may be passed
+        i = None
+    if i in (0, 1):
+        return bool(i)
+    raise HandError(f"{name} must be True or False, got {short_repr(x)}")
+
+
+_WIND_NAMES = {
+    "e": 0, "east": 0, "东": 0, "s": 1, "south": 1, "南": 1,
+    "w": 2, "west": 2, "西": 2, "n": 3, "north": 3, "北": 3,
+}
+# _WIND_NAMES keys, and their capitalised and upper-case forms ("E", "South").
+_WIND_EXACT = {form: w for k, w in _WIND_NAMES.items() for form in (k, k.title(), k.upper())}
+
+
+def wind(x: Any, name: str = "wind") -> int:
+    """A wind 0..3 (East, South, West, North) from an int or a name (``E``, ``south``, ``北``).
+
+    Digits in strings are refused because ``"1"`` could mean South (0-based)
+    or East (``1z``).
+    """
+    if isinstance(x, str):
+        w = _WIND_EXACT.get(x)  # fast path for the usual spellings
+        if w is None:
+            w = _WIND_NAMES.get(x.strip().lower())
+        if w is not None:
+            return w
+    elif not isinstance(x, (bool, np.bool_)):
+        try:
+            w = operator.index(x)
+        except Exception:   # noqa: BLE001
+            w = None
+        if w is not None and 0 <= w <= 3:
+            return w
+    raise HandError(f"bad wind value {short_repr(x)} for {name}: expected 0..3 or E/S/W/N")
+
+
+def flower_tile(tile: Any) -> int:
+    """A flower's tile index (34..41), or HandError (code ``"unknown_tile"``)."""
+    if not is_flower(tile):         # is_flower refuses what is not a tile at all
+        raise HandError(f"{tile_to_str(tile)} is not a flower (flowers are 1f..8f)",
+                        code="unknown_tile")
+    return operator.index(tile)
+
+
+def flowers(x: Any) -> int | list[int]:
+    """A flower count 0..8 (an int or decimal text) or a list of flower tiles, as given.
+
+    Flower tiles may be notation (``"1f3f"``) or a sequence of tiles
+    (notation or indices).
+    """
+    if isinstance(x, (bool, np.bool_)):
+        raise HandError(f"flowers must be a count or flower tiles, got {x!r}")
+    if isinstance(x, str):
+        text = x.strip()
+        if not text:  # blank is not "no flowers": say 0
+            raise HandError(f"flowers must be a count 0..8 or flower tiles such as 1f3f, "
+                            f"got {short_repr(x)}")
+        if not (text.isascii() and text.isdigit()):  # notation such as "1f3f"
+            if len(text) > 64:
+                raise HandError(f"flowers value too long: {short_repr(x)}")
+            try:
+                return [flower_tile(t) for t, _ in scan_tiles(text)]
+            except HandError as exc:
+                raise HandError(f"flowers must be a count 0..8 or flower tiles such as "
+                                f"1f3f: {exc}", code=exc.code) from None
+        if len(text.lstrip("0")) > 1:  # also keeps int() away from huge strings
+            raise HandError(f"flowers out of range: {short_repr(text)} (expected 0..8)")
+        x = int(text)
+    if isinstance(x, (int, np.integer)):
+        count = int(x)
+        if not 0 <= count <= 8:
+            raise HandError(f"flowers out of range: {short_repr(count)} (expected 0..8)")
+        return count
+    if not hasattr(x, "__iter__"):
+        raise HandError("flowers must be a count, flower tiles or notation, got "
+                        f"{type(x).__name__} {short_repr(x)}")
+    items = take(x, MAX_ITEMS, "flowers")
+    return [flower_tile(tile_from_str(t) if isinstance(t, str) else t) for t in items]
+
+
+def wild_kind(x: Any, name: str = "wild") -> int:
+    """The wild tile's kind (0..33) from notation (``"P"``, ``"5z"``) or an index; -1 for None."""
+    if x is None:
+        return -1
+    if isinstance(x, str):
+        try:
+            t = tile_from_str(x.strip())
+        except HandError as exc:
+            raise HandError(f"{name} must be a tile such as 'P' or '5z': {exc}",
+                            code=exc.code) from None
+    elif isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        t = int(x)
+    else:
+        raise HandError(f"{name} must be a tile such as 'P' or '5z', got {x!r}")
+    if not 0 <= t < N_KINDS:
+        raise HandError(f"{name} must be one of the 34 tile kinds (not a flower), got {x!r}",
+                        code="unknown_tile")
+    return t

@@ -27,11 +27,13 @@ LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_checkpoint_integ
         "test_readme.py", "test_widgets.py", "test_notebooks.py", "test_app_server.py",
         "test_browser.py")
 
-#: What the helper runs: the game kernel (dazhong32 and gb tables have the same
+#: What the helper runs: the game kernel, without and with the value-aware
+#: directions (each is its own compilation; dazhong32 and gb tables have the same
 #: types, so one compilation serves both), the value index of dazhong32 and the
 #: distance and targets kernels that read it.
 WARM_UP = """
 from mjkit.sim import play_hands
+play_hands(2, "dazhong32", seed=0)
 play_hands(2, "dazhong32", seed=0, dealer_policy="value", others_policy="break")
 import mjkit
 mjkit.distance_to("123m234m345m67m99s", 32, "dazhong32")

@@ -10,7 +10,7 @@ Any object with the contract's ``Hand`` attributes is accepted (``concealed``,
 ``melds`` of objects with ``kind``/``tile``/``concealed``, ``win_tile``,
 ``self_drawn``, ``last_copy``, ``kong``, ``last_wall``, ``seat_wind``,
 ``round_wind``, ``flowers``), in particular ``mjkit.hand.Hand`` and
-``mjkit.random_hands.HandParts``.
+``mjkit.random_hands.RandomHand`` (a ``Hand``).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from mjkit.random_hands import HandParts, random_hand_parts
+from mjkit.random_hands import RandomHand, random_hand_parts
 
 try:
     import pgb  # tests/ is on sys.path when it is not a package
@@ -142,7 +142,7 @@ def _require_mjkit(*names: str):
     return mjkit
 
 
-def _parse(parts: list[HandParts]) -> list:
+def _parse(parts: list[RandomHand]) -> list:
     from mjkit.hand import parse_hand
 
     return [parse_hand(p.notation()) for p in parts]
@@ -295,7 +295,7 @@ def _report(mismatches: list[_Mismatch], n: int, excused) -> str:
     return "\n".join(lines)
 
 
-def _run_oracle(parts: list[HandParts], scorer: str, strict=False):
+def _run_oracle(parts: list[RandomHand], scorer: str, strict=False):
     mjkit = _require_mjkit("score", "score_batch", "HandBatch", "fan_table")
     rules = strict_rules() if strict else "gb"
     hands = _parse(parts)

@@ -115,7 +115,7 @@ def checked_parse(text, **situation):
     tile_part, bar, suffix = text.partition("|")
     if "|" in suffix:
         return parse_hand(text, **situation)  # the error comes before any scanning
-    melds, tiles = H._scan_tile_part(tile_part)
+    melds, tiles = H._read_tile_part_checked(tile_part)
     merged = reference_parse_suffix(suffix) if bar else {}
     merged.update(overrides)
     hand = H._build(Checked, tiles, melds, merged)
@@ -124,7 +124,7 @@ def checked_parse(text, **situation):
 
 
 def reference_parse_suffix(text):
-    """The original, regex-only H._parse_suffix."""
+    """The original, regex-only H.parse_situation."""
     text = re.sub(r"\s*=\s*", "=", text)
     out = {}
     for token in re.split(r"[\s,]+", text.strip()):
@@ -308,7 +308,7 @@ def test_tile_part_scanner_matches_reference(seed):
     for text in random_texts(100 + seed, 3000):
         tile_part = text.partition("|")[0]
         fast = H._fast_tile_part(tile_part)
-        slow = outcome(H._scan_tile_part, tile_part)
+        slow = outcome(H._read_tile_part_checked, tile_part)
         if fast is None:
             assert slow[0] == "error", tile_part  # gives up only on errors
         else:
@@ -387,4 +387,4 @@ def test_suffix_parser_matches_reference():
     for _ in range(5000):
         text = "".join(rnd.choice(pieces) + rnd.choice(["", " "])
                        for _ in range(rnd.randrange(6)))
-        assert outcome(H._parse_suffix, text) == outcome(reference_parse_suffix, text), text
+        assert outcome(H.parse_situation, text) == outcome(reference_parse_suffix, text), text

@@ -10,7 +10,7 @@ import mjkit
 from mjkit import HandError, exact
 from mjkit.distance import distance_to
 from mjkit.rules.catalogue import fan_catalogue
-from mjkit.targets import _seed_rows, target_catalogue, targets
+from mjkit.targets import seed_rows, target_catalogue, targets
 from mjkit.tiles import parse_tiles
 
 try:
@@ -57,7 +57,7 @@ def test_catalogue_holds_every_seed_combination(catalogue):
     listed = {tuple(sorted(f.split())) for f in catalogue["fans"]}
     level8 = target_catalogue(RULES, lianla=8)
     listed8 = {tuple(sorted(f.split())) for f in level8["fans"]}
-    for row in _seed_rows():
+    for row in seed_rows():
         key = tuple(sorted(row["fans"].split()))
         if int(row["level"]) == 0:
             assert key in listed, row

@@ -35,19 +35,23 @@ from traitlets.config import Config
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
+from .. import messages as M
 from . import NOTEBOOK
 from .server import AppOptions, from_env, host_allowed
 
+
+def _class_full_page():
+    """The page, both languages at once (a visitor's language is not known yet)."""
+    title = " · ".join(M.text("app.full.title", lang) for lang in M.LANGS)
+    body = "\n".join(f"<p>{M.text('app.full.body', lang)}</p>" for lang in M.LANGS)
+    return ('<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>' + title
+            + '</title></head>\n<body style="font-family:sans-serif;max-width:36em;'
+            'margin:4em auto;line-height:1.5">\n<h1>' + title + "</h1>\n" + body
+            + "\n</body></html>\n")
+
+
 #: What a visitor beyond the cap sees.
-CLASS_FULL_PAGE = """<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>课堂已满 · The class is full</title></head>
-<body style="font-family:sans-serif;max-width:36em;margin:4em auto;line-height:1.5">
-<h1>课堂已满 · The class is full</h1>
-<p>所有座位都有人了。请一分钟后刷新本页（有同学关闭页面后就会空出座位）。</p>
-<p>Every seat is taken. Please reload this page in a minute: a seat frees when a student
-closes the tab.</p>
-</body></html>
-"""
+CLASS_FULL_PAGE = _class_full_page()
 
 
 class ClassFull(Exception):

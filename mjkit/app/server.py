@@ -41,8 +41,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import HandError
-from ..validate import whole
+from ..locations import PACKAGE
+from ..messages import LANGS
 from ..storage import probe_write
+from ..validate import whole
 
 __all__ = ["AppOptions", "check_options", "results_folder", "allowed_hosts", "host_allowed",
            "to_env", "from_env", "notebook_settings", "serve", "DEFAULT_RESULTS",
@@ -61,7 +63,6 @@ LOCALHOST = "127.0.0.1"
 #: Largest quiz seed (the widget's seed box stops there).
 MAX_SEED = 10**9
 
-_PACKAGE = Path(__file__).resolve().parent.parent
 _ENV = "MJKIT_APP_OPTIONS"
 
 
@@ -125,8 +126,8 @@ def results_folder(path=None, *, create: bool = True) -> Path:
         raise HandError(f"--results must be a folder, got {path!r}")
     p = Path(os.path.abspath(Path(path).expanduser()))
     real = p.resolve()
-    if real == _PACKAGE or _PACKAGE in real.parents:
-        raise HandError(f"--results must not be inside the mjkit package ({_PACKAGE}): {p}")
+    if real == PACKAGE or PACKAGE in real.parents:
+        raise HandError(f"--results must not be inside the mjkit package ({PACKAGE}): {p}")
     if p.exists() and not p.is_dir():
         raise HandError(f"--results {p} is a file, not a folder")
     if not create:
@@ -172,9 +173,9 @@ def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang=
 
     if difficulty not in DIFFICULTIES:
         raise HandError(f"--difficulty must be one of {', '.join(DIFFICULTIES)}, "
-                        f"got {difficulty!r}")
-    if lang not in ("zh", "en"):
-        raise HandError(f"--lang must be zh or en, got {lang!r}")
+                        f"got {difficulty!r}", code="unknown_name")
+    if lang not in LANGS:
+        raise HandError(f"--lang must be zh or en, got {lang!r}", code="unknown_name")
     allowed_hosts(ip)
     return AppOptions(
         port=whole("--port", port, 1, 65535),

@@ -8,6 +8,8 @@ checks the file is up to date), so the document cannot drift from the data.
 import sys
 from pathlib import Path
 
+from ..locations import SOURCE_ROOT
+from ..storage import atomic_write_text
 from .catalogue import fan_catalogue
 from .ruleset import get_rules
 
@@ -50,8 +52,8 @@ def render(text):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    path = Path(argv[0]) if argv else Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-    path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
+    path = Path(argv[0]) if argv else SOURCE_ROOT / "docs" / "rules.md"
+    atomic_write_text(path, render(path.read_text(encoding="utf-8")))
     print(f"wrote {path}")
 
 

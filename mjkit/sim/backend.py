@@ -15,7 +15,6 @@ chunk size, the thread count, the backend (:func:`run_local`,
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 import uuid
@@ -25,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import HandError
+from .. import storage
 from ..storage import DamagedFile, is_temporary, read_sealed_json, write_sealed_json
 from .engine import play_hands
 
@@ -48,14 +48,7 @@ def engine_fingerprint():
     Stored with checkpoints and results: a checkpoint made by other sources
     is not resumed, and Dask workers must run the same sources as the client.
     """
-    here = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    files = sorted((here.parent / "_kernels").glob("*.py")) + sorted(
-        p for p in here.glob("*.py") if p.name not in _NOT_ENGINE)
-    for path in files:
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return storage.source_fingerprint(["_kernels", "sim"], exclude=_NOT_ENGINE)[:16]
 
 
 def chunk_bounds(hands, chunk, c):
@@ -314,13 +307,14 @@ class Checkpoint:
         self._n_combos = len(params["combinations"])
         where = f"checkpoint {str(self.folder)!r}"
         if self.folder.exists() and not self.folder.is_dir():
-            raise HandError(f"{where} is a file; give a folder (it is created if missing)")
+            raise HandError(f"{where} is a file; give a folder (it is created if missing)",
+                            code="io")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             names = os.listdir(self.folder)
         except OSError as exc:
-            raise HandError(f"{where}: cannot create or read the folder ({exc.strerror or exc})"
-                            ) from None
+            raise HandError(f"{where}: cannot create or read the folder ({exc.strerror or exc})",
+                            code="io") from None
         head = self.folder / "study.json"
         if "study.json" not in names:
             strange = sorted(x for x in names if not _owned(x))
@@ -348,8 +342,8 @@ class Checkpoint:
         try:
             write_sealed_json(head, {"format": self.FORMAT, "params": params})
         except OSError as exc:
-            raise HandError(f"{where}: cannot write study.json ({exc.strerror or exc})"
-                            ) from None
+            raise HandError(f"{where}: cannot write study.json ({exc.strerror or exc})",
+                            code="io") from None
 
     def _read_head(self, head):
         """The parameters recorded in ``study.json``, or None (warned) if it is damaged."""
@@ -434,7 +428,8 @@ def run_dask(client, payload, todo, done):
     try:
         from distributed import as_completed
     except ImportError:  # pragma: no cover - distributed is in the test extra
-        raise HandError("client= needs Dask: pip install 'dask[distributed]'") from None
+        raise HandError("client= needs Dask: pip install 'dask[distributed]'",
+                        code="missing_dependency") from None
     if not todo:
         return
     mine = engine_fingerprint()

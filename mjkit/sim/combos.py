@@ -58,7 +58,7 @@ def _parse(item, rs, cat):
         i = rs.fan_index(p)
         if rs.points_list[i] <= 0:
             raise HandError(f"fan {cat['key'].iat[i]} ({cat['zh'].iat[i]}) in combination "
-                            f"{item!r} is not scored by rule set {rs.name!r}")
+                            f"{item!r} is not scored by rule set {rs.name!r}", code="unknown_name")
         ids.append(i)
     return sorted(set(ids))
 
@@ -119,9 +119,9 @@ def study_combinations(rules="dazhong32", combinations=None):
                             "(or None for the default selection)")
     else:
         if rs.streak_points > 0:
-            from ..targets import _seed_rows
+            from ..targets import seed_rows
 
-            for row in _seed_rows():
+            for row in seed_rows():
                 ids = [keys.index(k) for k in row["fans"].split()]
                 if all(pts[i] > 0 for i in ids):
                     add(ids, "seed 000 §三", int(row["level"]), row["seed_zh"])

@@ -16,14 +16,14 @@ import json
 import math
 import os
 import warnings
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .. import storage
+from .. import storage, text_table
 from ..errors import HandError
+from ..locations import checkout_data, shipped_data
 from .backend import chunk_problem
 
 __all__ = ["DEFAULT_STUDY", "StudyTable", "check_folder", "check_writable", "default_study",
@@ -63,18 +63,10 @@ def results_dir():
     env = os.environ.get("MJKIT_RESULTS_DIR")
     if env:
         return Path(env)
-    data = Path(__file__).resolve().parent.parent.parent / "data"
-    if (data / "fans.csv").exists():
+    data = checkout_data()
+    if data is not None:
         return data / "results"
     return Path.cwd() / "mjkit-results"
-
-
-def _shipped_dir():
-    """``results`` of the installed package data (a wheel), or None."""
-    try:
-        return Path(str(resources.files("mjkit.data"))) / "results"
-    except (ImportError, TypeError, OSError):
-        return None
 
 
 def _ratio(k, n):
@@ -316,7 +308,7 @@ class StudyTable(pd.DataFrame):
             })
         except OSError as exc:
             raise HandError(f"cannot save the study as {str(path)!r}: "
-                            f"{exc.strerror or exc}") from None
+                            f"{exc.strerror or exc}", code="io") from None
         return path
 
     # --------------------------------------------------------------- display
@@ -324,8 +316,6 @@ class StudyTable(pd.DataFrame):
     def summary(self):
         """The table as text: P(dealer) with its interval, P(other), P(drawn out),
         mean turn of the win, and the streak when levels 0..8 were played."""
-        from ..cli import _table
-
         p = self.params
         eng = p.get("engine", {})
         head = (f"{p['rules']}: {p['hands']:,} hands per level, seed {p['seed']}, "
@@ -338,7 +328,7 @@ class StudyTable(pd.DataFrame):
                          f"{r.p_other:.4f}", f"{r.p_drawn_out:.4f}",
                          "-" if math.isnan(r.mean_own_draws_to_win)
                          else f"{r.mean_own_draws_to_win:.1f}"])
-        lines = [head, *_table(("level", "hands", "bar", "P(dealer) [95% CI]", "P(other)",
+        lines = [head, *text_table.table(("level", "hands", "bar", "P(dealer) [95% CI]", "P(other)",
                                 "P(drawn)", "mean turn"), rows, right=(1, 2, 4, 5, 6))]
         chain = self.streak
         if chain is not None:
@@ -377,7 +367,16 @@ class StudyTable(pd.DataFrame):
                 fig = Figure(figsize=(11, 4.2))
         _draw(fig, self)
         if path is not None:
-            fig.savefig(path, dpi=120)
+            from matplotlib import rcParams
+
+            # written whole or not at all (storage.atomic_write), in the format
+            # matplotlib reads from the suffix, or its default which it appends
+            target = Path(path)
+            fmt = target.suffix[1:]
+            if not fmt:
+                fmt = rcParams["savefig.format"]
+                target = target.with_name(target.name.rstrip(".") + "." + fmt)
+            storage.atomic_write(target, lambda fh: fig.savefig(fh, format=fmt, dpi=120))
         return fig
 
 
@@ -462,14 +461,14 @@ def check_folder(folder, what):
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise HandError(f"{what}: cannot create the folder {str(folder)!r} "
-                        f"({exc.strerror or exc})") from None
+                        f"({exc.strerror or exc})", code="io") from None
     if not folder.is_dir():
-        raise HandError(f"{what}: {str(folder)!r} is not a folder")
+        raise HandError(f"{what}: {str(folder)!r} is not a folder", code="io")
     try:
         storage.probe_write(folder)
     except OSError as exc:
-        raise HandError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})"
-                        ) from None
+        raise HandError(f"{what}: cannot write in {str(folder)!r} ({exc.strerror or exc})",
+                        code="io") from None
 
 
 def _base_path(name_or_path, folder=None):
@@ -506,11 +505,12 @@ def load_results(name_or_path, folder=None):
     base = _base_path(name_or_path, folder)
     path = base.with_name(base.name + ".json")
     if not path.exists() and folder is None and Path(os.fspath(name_or_path)).parent == Path("."):
-        shipped = _shipped_dir()
+        shipped = shipped_data("results")
         if shipped is not None and (shipped / path.name).exists():
             path = shipped / path.name
     if not path.exists():
-        raise HandError(f"no saved study {os.fspath(name_or_path)!r} (looked for {path})")
+        raise HandError(f"no saved study {os.fspath(name_or_path)!r} (looked for {path})",
+                        code="not_found")
     data = _read_saved(path)
     combos = pd.DataFrame(data["combinations"], columns=data["combination_columns"])
     if "seed_level" in combos:
@@ -532,7 +532,7 @@ def _read_saved(path):
     try:
         data = storage.read_sealed_json(path)
     except OSError as exc:
-        raise HandError(f"cannot read {where}: {exc.strerror or exc}") from None
+        raise HandError(f"cannot read {where}: {exc.strerror or exc}", code="io") from None
     except storage.DamagedFile as exc:
         try:
             old = json.loads(path.read_text(encoding="utf-8"))
@@ -540,12 +540,14 @@ def _read_saved(path):
             old = None
         if isinstance(old, dict) and old.get("format") == 1:
             raise HandError(f"{where} was written by an older mjkit, without a checksum, "
-                            "and cannot be verified: play the study again") from None
-        raise HandError(f"{where} is damaged ({exc}): play the study again") from None
+                            "and cannot be verified: play the study again",
+                            code="damaged") from None
+        raise HandError(f"{where} is damaged ({exc}): play the study again",
+                        code="damaged") from None
     why = _saved_problem(data)
     if why is not None:
         raise HandError(f"{where} is damaged or not a saved study ({why}): play the study "
-                        "again")
+                        "again", code="damaged")
     for name, entry in data["files"].items():
         f = path.with_name(name)
         try:
@@ -634,7 +636,7 @@ def default_study(*, rerun=False, client=None, progress=None, checkpoint=True):
         try:
             table = load_results("default")
         except HandError as exc:
-            if not str(exc).startswith("no saved study"):
+            if exc.code != "not_found":
                 warnings.warn(f"{exc}; playing the default study again", stacklevel=2)
             table = None
         if table is not None:

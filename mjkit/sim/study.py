@@ -61,23 +61,8 @@ def saturation_level(rules):
 
 def _levels(levels, rs):
     """Sorted distinct levels in 0..the rule set's saturation level."""
-    from itertools import islice
-
     top = saturation_level(rs)
-    items = [levels] if isinstance(levels, (int, np.integer)) else levels
-    if isinstance(items, (str, bytes)):
-        raise HandError(f"levels must be whole numbers >= 0, got {levels!r}")
-    try:
-        # distinct levels in 0..MAX_LEVEL: never more than MAX_LEVEL + 1 of them, so a
-        # huge iterable (range(10**9)) is refused without being listed
-        out = list(islice(iter(items), validate.MAX_LEVEL + 2))
-    except TypeError:
-        raise HandError(f"levels must be whole numbers >= 0, got {levels!r}") from None
-    if not out:
-        raise HandError("levels must name at least one level, got none")
-    out = [validate.whole("levels", x, 0) for x in out]
-    if len(set(out)) != len(out):
-        raise HandError(f"levels must not repeat, got {levels!r}")
+    out = validate.levels(levels, "levels")
     for x in out:
         if x > top:
             rs.threshold(min(x, validate.MAX_LEVEL))    # no 连拉 at all: say so
@@ -85,7 +70,7 @@ def _levels(levels, rs):
                 f"levels must be in 0..{top} for {rs.name}: at 连{top}拉{top} the dealer's "
                 f"bar is already 0 and every higher level plays exactly like it (seed 000 "
                 f"§一.5: 连8拉8以上，任何牌型都可胡牌); got level {x}")
-    return sorted(out)
+    return out
 
 
 #: Arguments of play_hands that a study sets itself.

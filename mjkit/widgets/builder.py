@@ -136,9 +136,7 @@ class HandBuilder:
         return b
 
     def _meld_label(self, index):
-        kind, first, concealed = self.state.melds[index]
-        one = BuilderState(melds=((kind, first, concealed),))
-        return one.melds_text()
+        return str(self.state.meld_list()[index])
 
     def _win_index(self):
         if not self.state.tiles:

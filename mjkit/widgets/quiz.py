@@ -22,6 +22,7 @@ from pathlib import Path
 
 import ipywidgets as W
 
+from .. import messages as M
 from ..errors import HandError
 from ..pictures import hand_svg
 from ..quiz import DIFFICULTIES, Quiz
@@ -57,7 +58,7 @@ class QuizWidget:
         self.seed = W.BoundedIntText(description="seed", value=seed, min=0, max=10**9,
                                      layout=W.Layout(width="180px"))
         self.difficulty = W.ToggleButtons(options=list(DIFFICULTIES), value=difficulty)
-        self.new_button = W.Button(description="new quiz" if lang == "en" else "新测验")
+        self.new_button = W.Button(description=M.text("quiz_widget.new", M.lang_or_zh(lang)))
         self.new_button.on_click(lambda _: self.restart())
         self.header = W.HTML()
         self.hand = W.HTML()
@@ -65,15 +66,15 @@ class QuizWidget:
         # one toggle per choice: a click selects or drops a fan (no ctrl-click needed)
         self.fan_buttons = []
         self.fans = W.GridBox(layout=W.Layout(grid_template_columns="repeat(4, 150px)"))
-        self.total = W.IntText(description="total" if lang == "en" else "合计",
+        self.total = W.IntText(description=M.text("quiz_widget.total", M.lang_or_zh(lang)),
                                layout=W.Layout(width="180px"))
         self.legal = W.ToggleButtons(options=[("yes 可以", "yes"), ("no 不可以", "no")],
                                      value=None)
         self.answer_box = W.Box()
-        self.check_button = W.Button(description="check" if lang == "en" else "检查",
+        self.check_button = W.Button(description=M.text("quiz_widget.check", M.lang_or_zh(lang)),
                                      button_style="primary")
         self.check_button.on_click(lambda _: self.check())
-        self.next_button = W.Button(description="next" if lang == "en" else "下一题")
+        self.next_button = W.Button(description=M.text("quiz_widget.next", M.lang_or_zh(lang)))
         self.next_button.on_click(lambda _: self.go(self.index + 1))
         self.feedback = W.HTML()
         # the export is a download link, never a path box: see the module docstring
@@ -105,16 +106,20 @@ class QuizWidget:
         self._refresh_download()
         self.go(0)
 
+    def _t(self, key):
+        """The label ``key`` (messages entry ``quiz_widget.<key>``): Chinese unless en."""
+        return M.text("quiz_widget." + key, M.lang_or_zh(self.lang))
+
     def go(self, index):
         """Show question ``index`` (past the last: the final score)."""
         self.index = index
         self.feedback.value = ""
         correct, answered = self.quiz.score
         self.header.value = (f"<b>{min(index + 1, len(self.quiz))} / {len(self.quiz)}</b> · "
-                             f"{'score' if self.lang == 'en' else '得分'} {correct} / {answered}")
+                             f"{self._t('score')} {correct} / {answered}")
         if index >= len(self.quiz):
             self.hand.value = ""
-            self.prompt.value = ("<b>Done!</b>" if self.lang == "en" else "<b>完成！</b>")
+            self.prompt.value = self._t("done")
             self.answer_box.children = []
             self.check_button.disabled = self.next_button.disabled = True
             return
@@ -145,7 +150,7 @@ class QuizWidget:
         if q.kind == "total":
             return self.total.value
         if self.legal.value is None:
-            raise HandError("choose yes or no" if self.lang == "en" else "请选择可以或不可以")
+            raise HandError(self._t("choose"))
         return self.legal.value
 
     def check(self):
@@ -158,13 +163,12 @@ class QuizWidget:
             self.feedback.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
             return None
         colour = "#2a7" if fb.correct else "#c33"
-        word = ("Right!" if fb.correct else "Not quite.") if self.lang == "en" else \
-            ("正确！" if fb.correct else "不对。")
+        word = self._t("right" if fb.correct else "wrong")
         self.feedback.value = (f"<div style='color:{colour}'><b>{word}</b></div>"
                                f"<div>{html.escape(fb.explanation)}</div>")
         correct, answered = self.quiz.score
         self.header.value = (f"<b>{self.index + 1} / {len(self.quiz)}</b> · "
-                             f"{'score' if self.lang == 'en' else '得分'} {correct} / {answered}")
+                             f"{self._t('score')} {correct} / {answered}")
         self.export()
         return fb
 
@@ -174,7 +178,7 @@ class QuizWidget:
 
     def _refresh_download(self):
         data = base64.b64encode(self.csv_bytes()).decode("ascii")
-        label = "⬇ export CSV" if self.lang == "en" else "⬇ 导出CSV"
+        label = self._t("export")
         name = f"quiz-{self.quiz.seed}-{self.quiz.difficulty}.csv"
         self.download.value = (
             f"<a class='mjkit-quiz-download' download='{name}' "
@@ -199,12 +203,10 @@ class QuizWidget:
                                                  self.csv_bytes())
         except OSError:
             self.saved.value = ("<span style='color:#b00'>"
-                                + ("could not save the teacher's copy" if self.lang == "en"
-                                   else "教师副本保存失败") + "</span>")
+                                + self._t("not_saved") + "</span>")
             return None
         self.saved.value = ("<span style='color:#555'> "
-                            + ("saved for the teacher as" if self.lang == "en"
-                               else "已为老师保存") + f" {html.escape(self.file_name)}</span>")
+                            + self._t("saved") + f" {html.escape(self.file_name)}</span>")
         return self.saved_path
 
     def _ipython_display_(self):

@@ -13,13 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..errors import HandError
-from ..hand import MELD_KINDS
+from ..hand import MELD_KINDS, Hand, Meld
 from ..rules import get_rules
-from ..tiles import tile_to_str
+from ..tiles import N_KINDS, tile_to_str
 
 __all__ = ["BuilderState", "MELD_MODES", "SITUATION_FLAGS"]
-
-N_KINDS = 34
 
 #: How a palette click is read: a single tile, or the meld starting at that tile.
 MELD_MODES = ("tile", "chow", "pung", "kong", "concealed kong")
@@ -204,18 +202,28 @@ class BuilderState:
 
     # -- notation ----------------------------------------------------------------
 
+    def meld_list(self):
+        """The melds as :class:`mjkit.Meld` objects, in order."""
+        return [Meld(kind, first, concealed) for kind, first, concealed in self.melds]
+
     def melds_text(self):
-        out = []
-        for kind, first, concealed in self.melds:
-            if kind == "chow":
-                body = "".join(tile_to_str(first + i)[0] for i in range(3)) \
-                    + tile_to_str(first)[1:]
-            else:
-                t = tile_to_str(first)
-                n = 4 if kind == "kong" else 3
-                body = t * n if len(t) == 1 else t[0] * n + t[1:]
-            out.append("{" + body + "}" if concealed else "[" + body + "]")
-        return "".join(out)
+        """The melds in notation, e.g. ``"[123m]{EEEE}"``."""
+        return "".join(str(m) for m in self.meld_list())
+
+    def hand(self):
+        """The complete hand as a :class:`mjkit.Hand`, its situation included.
+
+        Raises
+        ------
+        HandError
+            Unless the tiles and melds make 14 (melds counted as 3), or if the
+            situation does not fit the hand.
+        """
+        if not self.tiles:
+            raise HandError("no concealed tiles: a hand needs a winning tile", code="tile_count")
+        win = self.tiles[-1 if self.win is None else self.win]
+        return Hand.from_parts(list(self.tiles), self.meld_list(), win_tile=win,
+                               **self.situation())
 
     def concealed_text(self, with_win=True):
         """Concealed tiles in notation, the winning tile last (or left out)."""

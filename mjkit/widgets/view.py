@@ -14,29 +14,15 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
+from .. import messages as M
 from ..errors import HandError
 from ..tiles import tile_to_str
 
 __all__ = ["FanView", "fan_view"]
 
-_T = {
-    "fans": ("番种", "Fans"), "points": ("番数", "Points"), "count": ("次", "×"),
-    "excludes": ("不计", "Excludes"), "total": ("合计", "Total"), "bar": ("起和", "Bar"),
-    "not_counted": ("不计的番", "Not counted (不计)"), "because": ("因为", "because of"),
-    "add": ("再加 {n} 张牌", "add {n} more tile(s)"), "too_many": ("牌太多", "too many tiles"),
-    "shanten": ("向听数", "Shanten"), "ready": ("听牌", "ready"),
-    "waits": ("和张", "Waits"), "unseen": ("剩余", "unseen"), "legal": ("可和", "legal"),
-    "short": ("差 {n} 番", "{n} short"), "distance": ("距 {t} 番", "To {t} fans"),
-    "no_index": ("（价值索引未建立：运行 mjkit.distance_to 一次即可）",
-                 "(value index not built yet: run mjkit.distance_to once)"),
-    "empty": ("点击下方的牌来组一手牌。", "Click tiles below to build a hand."),
-    "complete": ("和牌", "complete"),
-}
-
-
 def _t(key, lang, **kw):
-    zh, en = _T[key]
-    return (zh if lang == "zh" else en).format(**kw)
+    """The fan view's label ``key`` (``messages`` entry ``view.<key>``); English unless zh."""
+    return M.text("view." + key, M.lang_or_en(lang), **kw)
 
 
 @dataclass
@@ -206,17 +192,14 @@ def fan_view(state, *, distance=True):
     wild = None if state.wild is None else tile_to_str(state.wild)
     try:
         if size == 14:
-            r = mjkit.score(text, rules=state.rules, lianla=state.lianla, wild=wild,
-                            **situation)
+            r = mjkit.score(state.hand(), rules=state.rules, lianla=state.lianla, wild=wild)
             return FanView(state, text, "complete", result=r)
         if size > 14:
             return FanView(state, text, "error", message=_t("too_many", lang))
-        melds = state.melds_text()
-        concealed = state.concealed_text()
-        tiles_text = melds + concealed.replace(" ", "")
         if size < 13:               # shanten is defined for 13 or 14 tiles
             return FanView(state, text, "building")
-        view = FanView(state, text, "ready13", shanten=mjkit.shanten(tiles_text))
+        tiles, melds = list(state.tiles), state.meld_list()
+        view = FanView(state, text, "ready13", shanten=mjkit.shanten(tiles, melds=melds))
         if size == 13:
             w_situation = {k: v for k, v in situation.items()
                            if k in ("self_drawn", "seat_wind", "round_wind", "flowers")}
@@ -227,7 +210,7 @@ def fan_view(state, *, distance=True):
 
                 if index_available(state.rules):
                     view.distance = mjkit.distance_to(
-                        tiles_text, None, rules=state.rules, lianla=state.lianla,
+                        tiles, None, melds=melds, rules=state.rules, lianla=state.lianla,
                         seat_wind=situation["seat_wind"], round_wind=situation["round_wind"])
                 else:
                     view.notes.append(_t("no_index", lang))

@@ -1,0 +1,216 @@
+"""The zh/en message catalogue: every user-facing text that exists in both languages.
+
+One home for the texts shown in Chinese or English (the verdict of a score,
+the command line's headings and labels, the quiz and its widget, the fan
+view, the reach summaries, the app's class-full page), keyed by name, so a
+wording is changed once and the two languages stay side by side::
+
+    >>> text("quiz.prompt.total", "zh")
+    '这手牌一共多少番？'
+    >>> text("view.short", "en", n=2)
+    '2 short'
+
+:func:`text` gives a string (formatted with ``**fields``); :func:`value`
+gives an entry that is not a single string (the headings of a table, the
+labels of meld kinds); :func:`section` gives every entry under a prefix
+(``section("cli", "zh")["rules"]``).  An unknown language or key raises
+:class:`~mjkit.errors.HandError` (code ``"unknown_name"``).
+
+The entries are ``key: (zh, en)``.  Texts that are not translated (error
+messages, the simulator's summary table) are not here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import HandError
+
+__all__ = ["LANGS", "text", "value", "section", "lang_or_en", "lang_or_zh"]
+
+#: The languages of the catalogue, in the order of its entries.
+LANGS = ("zh", "en")
+
+_CATALOGUE: dict[str, tuple[Any, Any]] = {
+    # ---- ScoreResult.verdict (mjkit.score)
+    "score.verdict.not_win": ("未和牌：这手牌不成和牌型，宣布和牌即为P胡。",
+                              "Not a complete hand: declaring a win would be a false win (P胡)."),
+    "score.verdict.where": ("（{level}，{minimum}−{relief}）", " at {level} ({minimum} - {relief})"),
+    "score.verdict.legal": ("可以和：计番 {points} ≥ 起和 {bar}{where}。",
+                            "Legal win: {points} counted fans, {bar} needed{where}."),
+    "score.verdict.short": ("P胡警告：计番 {points}，起和需 {bar}{where}，"
+                            "还差 {short} 番（花牌、无财神不计入起和）。",
+                            "P胡 warning: {points} counted fans, {bar} needed{where}: {short} "
+                            "short. Flowers and 无财神 do not count toward it; declaring this win "
+                            "would be a false win (P胡)."),
+
+    # ---- the command line (python -m mjkit score / fans)
+    "cli.rules": ("规则", "rules"),
+    "cli.reading": ("组合", "reading"),
+    "cli.head": (("番种", "英文", "番数", "次数", "小计"),
+                 ("Fan", "Chinese", "Points", "Count", "Value")),
+    "cli.total": ("合计", "Total"),
+    "cli.wild": ("财神 {w} 当作：{a}", "wild {w} stood for: {a}"),
+    "cli.note": ("提示", "note"),
+    "cli.not_counted": ("不计（被更高番种包含）：", "Not counted (不计, included in a higher fan):"),
+    "cli.because": ("因", "because of"),
+    "cli.none": ("无", "none"),
+    "cli.not_win": ("不是和牌：这些牌不成完整的和牌型",
+                    "not a complete hand: the tiles do not form a winning shape"),
+    "cli.kinds": ({"chow": "顺", "pung": "刻", "kong": "杠", "pair": "将"},
+                  {"chow": "chow", "pung": "pung", "kong": "kong", "pair": "pair"}),
+    "cli.exposed": ("明", "exposed"),
+    "cli.catalogue": ("{name}：{n} 个番种，起和 {m} 番", "{name}: {n} fans, {m}-fan minimum"),
+    "cli.forms": ({"seven pairs": "七对", "thirteen orphans": "十三幺",
+                   "honors and knitted tiles": "全不靠", "knitted straight": "组合龙"}, {}),
+    "cli.fan_head": (("序号", "番数", "番种", "英文", "不计"),
+                     ("ID", "Points", "Chinese", "Fan", "Not counted with it (不计)")),
+
+    # ---- quiz questions (mjkit.quiz)
+    "quiz.prompt.fans": ("这手牌计哪些番？", "Which fans does this hand count?"),
+    "quiz.prompt.total": ("这手牌一共多少番？", "How many fans in all?"),
+    "quiz.prompt.legal": ("{level}时可以和吗（起和 {bar} 番）？", "May it be declared{at} (bar {bar})?"),
+    "quiz.not_counted": ("。不计：", ". Not counted: "),
+    "quiz.end": ("。", ". "),
+
+    # ---- the quiz widget (mjkit.widgets.quiz)
+    "quiz_widget.new": ("新测验", "new quiz"),
+    "quiz_widget.total": ("合计", "total"),
+    "quiz_widget.check": ("检查", "check"),
+    "quiz_widget.next": ("下一题", "next"),
+    "quiz_widget.score": ("得分", "score"),
+    "quiz_widget.done": ("<b>完成！</b>", "<b>Done!</b>"),
+    "quiz_widget.choose": ("请选择可以或不可以", "choose yes or no"),
+    "quiz_widget.right": ("正确！", "Right!"),
+    "quiz_widget.wrong": ("不对。", "Not quite."),
+    "quiz_widget.export": ("⬇ 导出CSV", "⬇ export CSV"),
+    "quiz_widget.not_saved": ("教师副本保存失败", "could not save the teacher's copy"),
+    "quiz_widget.saved": ("已为老师保存", "saved for the teacher as"),
+
+    # ---- the fan view of the hand builder (mjkit.widgets.view)
+    "view.fans": ("番种", "Fans"),
+    "view.points": ("番数", "Points"),
+    "view.count": ("次", "×"),
+    "view.excludes": ("不计", "Excludes"),
+    "view.total": ("合计", "Total"),
+    "view.bar": ("起和", "Bar"),
+    "view.not_counted": ("不计的番", "Not counted (不计)"),
+    "view.because": ("因为", "because of"),
+    "view.add": ("再加 {n} 张牌", "add {n} more tile(s)"),
+    "view.too_many": ("牌太多", "too many tiles"),
+    "view.shanten": ("向听数", "Shanten"),
+    "view.ready": ("听牌", "ready"),
+    "view.waits": ("和张", "Waits"),
+    "view.unseen": ("剩余", "unseen"),
+    "view.legal": ("可和", "legal"),
+    "view.short": ("差 {n} 番", "{n} short"),
+    "view.distance": ("距 {t} 番", "To {t} fans"),
+    "view.no_index": ("（价值索引未建立：运行 mjkit.distance_to 一次即可）",
+                      "(value index not built yet: run mjkit.distance_to once)"),
+    "view.empty": ("点击下方的牌来组一手牌。", "Click tiles below to build a hand."),
+    "view.complete": ("和牌", "complete"),
+
+    # ---- distance_to (mjkit.distance.DistanceResult.summary)
+    "distance.none": ("{hand}：没有够 {fans} 番的和牌", "{hand}: no complete hand reaches {fans} fans"),
+    "distance.complete": ("已和够番", "complete and worth it"),
+    "distance.ready": ("听够番的牌", "0 from a hand worth {fans} ({draws} tile{plural} to draw)"),
+    "distance.away": ("距够 {fans} 番的和牌 {distance} 向听",
+                      "{distance} from a hand worth {fans} ({draws} tile{plural} to draw)"),
+    "distance.head": ("{hand}：{where}（{fit} 张合用）", "{hand}: {where}; {fit} tiles fit"),
+    "distance.example": ("  例：{hand}，{counted} 番 — {fans}",
+                         "  e.g. {hand}: {counted} counted fans - {fans}"),
+    "distance.plan": ("  留 {keep}，打 {discard}，要 {need}",
+                      "  keep {keep}, let go {discard}, draw {need}"),
+
+    # ---- targets (mjkit.targets.TargetsResult: seed 000's 6看 7停 8上)
+    "targets.row": ("  {rank:>2}. {combination}：{distance} 向听，{fit} 张合用，要 {need}（{ways} 种摸法）",
+                    "  {rank:>2}. {combination}: distance {distance}, {fit} fit, draw {need} "
+                    "({ways} ways)"),
+    "targets.none": ("没有可达的牌型", "no combination in the catalogue can be reached from this hand"),
+    "targets.commit": ("{fit} 张合用：8上 — 定下 {name}，奔向和牌",
+                       "{fit} tiles fit: 8上 (commit) - go for {name}"),
+    "targets.think": ("7 张合用：7停 — 想一想再定：{name}{also}",
+                      "7 tiles fit: 7停 (stop and think) - {name}{also}"),
+    "targets.think_also": (" 还是 {name}", " or {name}"),
+    "targets.look": ("{fit} 张合用：6看 — 留两个方向：{name}{also}",
+                     "{fit} tiles fit: 6看 (look) - keep two directions: {name}{also}"),
+    "targets.look_also": (" 和 {name}", " and {name}"),
+    "targets.early": ("只有 {fit} 张合用：还早，保持灵活（最近：{name}）",
+                      "only {fit} tiles fit: too early to choose (nearest: {name})"),
+
+    # ---- the classroom app (mjkit.app): the page a visitor beyond the cap sees
+    "app.full.title": ("课堂已满", "The class is full"),
+    "app.full.body": ("所有座位都有人了。请一分钟后刷新本页（有同学关闭页面后就会空出座位）。",
+                      "Every seat is taken. Please reload this page in a minute: a seat frees "
+                      "when a student\ncloses the tab."),
+}
+
+
+def _lang_index(lang: Any) -> int:
+    if lang == "zh":
+        return 0
+    if lang == "en":
+        return 1
+    raise HandError(f"unknown language {lang!r}: expected 'zh' or 'en'", code="unknown_name")
+
+
+def value(key: str, lang: str) -> Any:
+    """The entry ``key`` in ``lang`` as stored (a str, a tuple of headings, a mapping of labels).
+
+    Raises
+    ------
+    HandError
+        ``code="unknown_name"``: an unknown language (not ``"zh"`` or
+        ``"en"``) or key.
+    """
+    i = _lang_index(lang)
+    try:
+        entry = _CATALOGUE[key]
+    except (KeyError, TypeError):
+        raise HandError(f"unknown message {key!r}", code="unknown_name") from None
+    return entry[i]
+
+
+def text(key: str, lang: str, **fields: Any) -> str:
+    """The message ``key`` in ``lang``, its ``{fields}`` filled in.
+
+    Parameters
+    ----------
+    key : str
+        E.g. ``"score.verdict.legal"``.
+    lang : {"zh", "en"}
+    **fields
+        The values of the message's ``{placeholders}`` (extra ones are
+        ignored, so one call can serve both languages' templates).
+
+    Raises
+    ------
+    HandError
+        ``code="unknown_name"``: an unknown language or key, or a key whose
+        entry is not a single text (use :func:`value`).
+    """
+    out = value(key, lang)
+    if not isinstance(out, str):
+        raise HandError(f"message {key!r} is not a single text: use messages.value()",
+                        code="unknown_name")
+    return out.format(**fields) if fields else out
+
+
+def section(prefix: str, lang: str) -> dict[str, Any]:
+    """Every entry whose key starts with ``prefix + "."``, by the rest of its key, in ``lang``."""
+    i = _lang_index(lang)
+    head = prefix + "."
+    out = {k[len(head):]: v[i] for k, v in _CATALOGUE.items() if k.startswith(head)}
+    if not out:
+        raise HandError(f"unknown message section {prefix!r}", code="unknown_name")
+    return out
+
+
+def lang_or_en(lang: Any) -> str:
+    """``"zh"`` for ``"zh"``, else ``"en"``: for texts where every other value means English."""
+    return "zh" if lang == "zh" else "en"
+
+
+def lang_or_zh(lang: Any) -> str:
+    """``"en"`` for ``"en"``, else ``"zh"``: for texts where every other value means Chinese."""
+    return "en" if lang == "en" else "zh"
