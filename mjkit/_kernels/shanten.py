@@ -477,7 +477,7 @@ def _regular(ws, cnt_at, cap_at, keys_at, fast_mask, n_sets, want_useful, stab, 
                 v = _finish_row(stab, key, ws, W_O + 10 * g, n_sets)
         else:
             ws[cnt_at + t] += 1
-            _load(ws, cnt_at, cap_at, g, 0, 0, stab, htab, W_DC)
+            _load(ws, cnt_at, cap_at, g, np.int64(0), np.int64(0), stab, htab, np.int64(W_DC))
             ws[cnt_at + t] -= 1
             v = _finish(ws, W_DC, W_O + 10 * g, n_sets)
         if v < need:
@@ -647,8 +647,8 @@ def _knitted_straight(ws, n_melds, fast_mask, bound, want_useful, stab, htab):
                     ws[W_PK + t] -= 1
                 ws[W_KCAP + t] -= 1
             _keys(ws, W_PK, W_KKEYS)
-            rest, rmask = _regular(ws, W_PK, W_KCAP, W_KKEYS, fast_mask, n_sets, want_useful,
-                                   stab, htab)
+            rest, rmask = _regular(ws, np.int64(W_PK), np.int64(W_KCAP), np.int64(W_KKEYS),
+                                   fast_mask, n_sets, want_useful, stab, htab)
             # A present sequence kind added goes to the rest, where its count
             # and limit are both one lower: the rest's candidate test is the
             # hand's.  A missing one fills the sequence.
@@ -683,8 +683,9 @@ def _analyse_ws(ws, n_melds, limit, mode, stab, htab):
     for f in range(N_FORMS):
         ws[W_FORMS + f] = INF
         ws[W_USE + f] = 0
-    need, mask = _regular(ws, W_CNT, W_CAP, W_KEYS, fast_mask, 4 - n_melds, want_useful,
-                          stab, htab)
+    # typed offsets: a literal argument would compile _regular once more
+    need, mask = _regular(ws, np.int64(W_CNT), np.int64(W_CAP), np.int64(W_KEYS), fast_mask,
+                          4 - n_melds, want_useful, stab, htab)
     ws[W_FORMS + REGULAR] = need
     ws[W_USE + REGULAR] = mask
     best = need
@@ -933,6 +934,6 @@ def group_dist_dp(counts, caps, chows, out):
     for r in range(n):
         ws[W_P + r] = counts[r]
         ws[W_PC + r] = caps[r]
-    _dist_dp(ws, n, chows, W_D)
+    _dist_dp(ws, n, chows, np.int64(W_D))
     for j in range(N_SP):
         out[j] = ws[W_D + j]
