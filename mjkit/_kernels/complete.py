@@ -56,6 +56,24 @@ def sig_words(n_fans):
 
 
 @njit(cache=True)
+def next_multiset(idx, n, top):
+    """Step ``idx[:n]`` to the next non-decreasing sequence of values ``0..top``.
+
+    The odometer that walks multisets (of set types, of pair kinds) each
+    once.  Returns False, leaving ``idx`` as it was, after the last one.
+    """
+    j = n - 1
+    while j >= 0 and idx[j] == top:
+        j -= 1
+    if j < 0:
+        return False
+    idx[j] += 1
+    for k in range(j + 1, n):
+        idx[k] = idx[j]
+    return True
+
+
+@njit(cache=True)
 def group_patterns(set_counts, n_sets, with_pair):
     """Every distinct count vector of one group made of ``n_sets`` sets (and a pair).
 
@@ -108,16 +126,7 @@ def group_patterns(set_counts, n_sets, with_pair):
                 seen[key] = 1
             if with_pair:
                 c[p] -= 2
-        # next non-decreasing sequence of set types
-        j = n_sets - 1
-        while j >= 0 and idx[j] == n_types - 1:
-            j -= 1
-        if j < 0:
-            done = True
-        else:
-            idx[j] += 1
-            for k in range(j + 1, n_sets):
-                idx[k] = idx[j]
+        done = not next_multiset(idx, n_sets, n_types - 1)
     m = 0
     for key in range(n_keys):
         m += seen[key]
@@ -237,15 +246,7 @@ def seven_pairs_patterns(n_pairs, out):
                 for j in range(n_pairs):
                     out[n, idx[j]] += 2
             n += 1
-        j = n_pairs - 1
-        while j >= 0 and idx[j] == 33:
-            j -= 1
-        if j < 0:
-            done = True
-        else:
-            idx[j] += 1
-            for k in range(j + 1, n_pairs):
-                idx[k] = idx[j]
+        done = not next_multiset(idx, n_pairs, np.int64(33))
     return n
 
 

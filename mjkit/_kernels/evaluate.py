@@ -77,6 +77,10 @@ _REC_LEN = DEC_SETS + 12
 
 # 边张 / 嵌张 / 单钓将 by the codes leftmost_wait returns (0 = none).
 _WAIT_FAN = (-1, F.EDGE_WAIT, F.CLOSED_WAIT, F.SINGLE_WAIT)
+# 七对 / 连七对 and 全不靠 / 七星不靠 by the kinds seven_pairs_kind and
+# honors_knitted_kind return (0 = none).
+_SEVEN_PAIRS_FAN = (-1, F.SEVEN_PAIRS, F.SEVEN_SHIFTED_PAIRS)
+_HONORS_KNITTED_FAN = (-1, F.LESSER_HONORS_AND_KNITTED_TILES, F.GREATER_HONORS_AND_KNITTED_TILES)
 #: ``wait_fan`` meaning the 国标 rule: wait fans on a sole wait only.
 WAIT_UNIQUE = -2
 
@@ -379,22 +383,16 @@ def special_reading(h, s, rules, out, best):
     form = FORM_NONE
     shape_fan = -1
     sp = seven_pairs_kind(c)
-    if sp == 2:
-        shape_fan = F.SEVEN_SHIFTED_PAIRS
-        form = FORM_SEVEN_PAIRS
-    elif sp == 1:
-        shape_fan = F.SEVEN_PAIRS
+    if sp > 0:
+        shape_fan = _SEVEN_PAIRS_FAN[sp]
         form = FORM_SEVEN_PAIRS
     elif is_thirteen_orphans(c):
         shape_fan = F.THIRTEEN_ORPHANS
         form = FORM_THIRTEEN_ORPHANS
     else:
         hk = honors_knitted_kind(c)
-        if hk == 2:
-            shape_fan = F.GREATER_HONORS_AND_KNITTED_TILES
-            form = FORM_HONORS_KNITTED
-        elif hk == 1:
-            shape_fan = F.LESSER_HONORS_AND_KNITTED_TILES
+        if hk > 0:
+            shape_fan = _HONORS_KNITTED_FAN[hk]
             form = FORM_HONORS_KNITTED
     if form == FORM_NONE:
         return best

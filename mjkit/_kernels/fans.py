@@ -16,6 +16,7 @@ principles is found exactly by trying every subset of the (at most six)
 pairwise fans.
 """
 
+import numpy as np
 from numba import njit
 
 from . import fan_ids as F
@@ -243,6 +244,16 @@ def _extra_chow_fan(x, y, z, w, points):
 
 
 @njit(cache=True, inline="always")
+def _extra_pung_fan(x, y, z, w):
+    """The pair fan the fourth pung ``w`` adds with the first of ``x, y, z`` it makes one with."""
+    for o in (x, y, z):
+        g = pung_pair_fan(o, w)
+        if g >= 0:
+            return g
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _triple(k, n):
     """The k-th triple of n (3 or 4) sets, in the order 012, 013, 023, 123,
     and the set left over (-1 for three sets)."""
@@ -258,6 +269,38 @@ def _triple(k, n):
 
 
 @njit(cache=True)
+def best_triple(tiles, n, points, chows):
+    """The best three-set fan among ``n`` (3 or 4) chows or pungs, and the pair
+    fan the fourth set then adds with one of the three (套算一次).
+
+    Returns ``(fan, extra, value)``: -1 for no fan (no extra), ``value`` the
+    points of both (-1 without a fan).  Ties keep the first triple in the
+    order of :func:`_triple`.
+    """
+    best_f = -1
+    best_x = -1
+    best_v = -1
+    for k in range(4 if n == 4 else 1):
+        i0, i1, i2, i3 = _triple(k, n)
+        a, b, c = tiles[i0], tiles[i1], tiles[i2]
+        f = chow_triple_fan(a, b, c) if chows else pung_triple_fan(a, b, c)
+        if f < 0 or points[f] <= 0:
+            continue
+        x = -1
+        if i3 >= 0:
+            if chows:
+                x = _extra_chow_fan(a, b, c, tiles[i3], points)
+            else:
+                x = _extra_pung_fan(a, b, c, tiles[i3])
+        v = points[f] + (points[x] if x >= 0 else 0)
+        if v > best_v:
+            best_v = v
+            best_f = f
+            best_x = x
+    return best_f, best_x, best_v
+
+
+@njit(cache=True)
 def chow_fans(tiles, n, points, fan, scratch):
     """Fans among ``n`` chows (lowest tiles, sorted by reading order)."""
     mixed4 = False
@@ -269,24 +312,7 @@ def chow_fans(tiles, n, points, fan, scratch):
         mixed4 = points[F.MIXED_FOUR_SHIFTED_CHOWS] > 0 and _mixed_four_steps(
             tiles[0], tiles[1], tiles[2], tiles[3])
     if n >= 3:
-        best_f = -1
-        best_x = -1
-        best_v = -1
-        for k in range(4 if n == 4 else 1):
-            i0, i1, i2, i3 = _triple(k, n)
-            f = chow_triple_fan(tiles[i0], tiles[i1], tiles[i2])
-            if f < 0 or points[f] <= 0:
-                continue
-            v = points[f]
-            x = -1
-            if i3 >= 0:
-                x = _extra_chow_fan(tiles[i0], tiles[i1], tiles[i2], tiles[i3], points)
-                if x >= 0:
-                    v += points[x]
-            if v > best_v:
-                best_v = v
-                best_f = f
-                best_x = x
+        best_f, best_x, best_v = best_triple(tiles, n, points, np.bool_(True))
         # 混四步 is worth less than the 国标 three-chow fans it may contain:
         # 就高不就低 picks whichever reading of the four chows scores more.
         if mixed4 and points[F.MIXED_FOUR_SHIFTED_CHOWS] >= best_v:
@@ -352,29 +378,7 @@ def pung_fans(tiles, n, points, fan):
             fan[F.BIG_FOUR_WINDS] += 1
             return
     if n >= 3:
-        # The best triple fan, and the one pair fan the remaining pung may
-        # then add with one of the three (套算一次); ties keep the first.
-        best_f = -1
-        best_g = -1
-        best_v = -1
-        for k in range(4 if n == 4 else 1):
-            i0, i1, i2, i3 = _triple(k, n)
-            f = pung_triple_fan(tiles[i0], tiles[i1], tiles[i2])
-            if f < 0 or points[f] <= 0:
-                continue
-            g = -1
-            if i3 >= 0:
-                for o in (0, 1, 2, 3):
-                    if o == i3:
-                        continue
-                    g = pung_pair_fan(tiles[o], tiles[i3])
-                    if g >= 0:
-                        break
-            v = points[f] + (points[g] if g >= 0 else 0)
-            if v > best_v:
-                best_v = v
-                best_f = f
-                best_g = g
+        best_f, best_g, best_v = best_triple(tiles, n, points, np.bool_(False))
         if n == 4 and points[F.MIXED_FOUR_SHIFTED_PUNGS] > 0 and \
                 points[F.MIXED_FOUR_SHIFTED_PUNGS] >= best_v and _mixed_four_steps(
                     tiles[0], tiles[1], tiles[2], tiles[3]):

@@ -379,6 +379,23 @@ def _finish_row(tab, key, ws, b, n_sets):
 
 
 @njit(cache=True, inline="always")
+def _split_min(ta, ka, tb, kb, i, j, m0, m1):
+    """One split of sets between two groups read from table rows ``ta[ka]`` and
+    ``tb[kb]`` (``i``, ``j``: twice their sets): the running least needs
+    without the pair (``m0``) and with it in either group (``m1``)."""
+    v = np.int64(ta[ka, i]) + np.int64(tb[kb, j])
+    if v < m0:
+        m0 = v
+    v = np.int64(ta[ka, i + 1]) + np.int64(tb[kb, j])
+    if v < m1:
+        m1 = v
+    v = np.int64(ta[ka, i]) + np.int64(tb[kb, j + 1])
+    if v < m1:
+        m1 = v
+    return m0, m1
+
+
+@njit(cache=True, inline="always")
 def need_keys(ws, at, n_sets, stab, htab):
     """Regular need from the four group keys at ``ws[at:]``, all by table.
 
@@ -398,24 +415,8 @@ def need_keys(ws, at, n_sets, stab, htab):
         for s1 in range(s + 1):
             i = 2 * s1
             j = 2 * (s - s1)
-            v = np.int64(stab[k0, i]) + np.int64(stab[k1, j])
-            if v < a0:
-                a0 = v
-            v = np.int64(stab[k0, i + 1]) + np.int64(stab[k1, j])
-            if v < a1:
-                a1 = v
-            v = np.int64(stab[k0, i]) + np.int64(stab[k1, j + 1])
-            if v < a1:
-                a1 = v
-            v = np.int64(stab[k2, i]) + np.int64(htab[k3, j])
-            if v < b0:
-                b0 = v
-            v = np.int64(stab[k2, i + 1]) + np.int64(htab[k3, j])
-            if v < b1:
-                b1 = v
-            v = np.int64(stab[k2, i]) + np.int64(htab[k3, j + 1])
-            if v < b1:
-                b1 = v
+            a0, a1 = _split_min(stab, k0, stab, k1, i, j, a0, a1)
+            b0, b1 = _split_min(stab, k2, htab, k3, i, j, b0, b1)
         ws[W_L2 + 2 * s] = a0
         ws[W_L2 + 2 * s + 1] = a1
         ws[W_R1 + 2 * s] = b0
@@ -590,6 +591,29 @@ def _honors_knitted(ws, want_useful):
     return 14 - min(have, 14), mask
 
 
+@njit(cache=True, inline="always")
+def _fewest_missing(ws):
+    """The knitted sequence left to try with the fewest missing tiles (the
+    first on ties) and that number, from ``ws[W_KMISS:]``."""
+    k = 0
+    for kk in range(1, 6):
+        if ws[W_KMISS + kk] < ws[W_KMISS + k]:
+            k = kk
+    return k, ws[W_KMISS + k]
+
+
+@njit(cache=True, inline="always")
+def _knitted_rest_keys(ws, k):
+    """Group keys at ``ws[W_KKEYS:]`` of the hand less one copy of each present
+    tile of knitted sequence ``k``."""
+    for g in range(4):
+        ws[W_KKEYS + g] = ws[W_KEYS + g]
+    for i in range(9):
+        t = ws[W_SEQ + 9 * k + i]
+        if ws[W_CNT + t] > 0:
+            ws[W_KKEYS + t // 9] -= _POW5[t % 9]
+
+
 @njit(cache=True)
 def _knitted_straight(ws, n_melds, fast_mask, bound, want_useful, stab, htab):
     """组合龙: a knitted sequence (9 tiles) plus ``1 - n_melds`` sets and a pair.
@@ -607,11 +631,7 @@ def _knitted_straight(ws, n_melds, fast_mask, bound, want_useful, stab, htab):
     mask = np.int64(0)
     n_sets = 1 - n_melds
     for _ in range(6):
-        k = 0
-        for kk in range(1, 6):
-            if ws[W_KMISS + kk] < ws[W_KMISS + k]:
-                k = kk
-        missing = ws[W_KMISS + k]
+        k, missing = _fewest_missing(ws)
         if missing >= bound or missing > best or (missing == best and not want_useful):
             break
         ws[W_KMISS + k] = INF
@@ -629,12 +649,7 @@ def _knitted_straight(ws, n_melds, fast_mask, bound, want_useful, stab, htab):
         # sequence kind may reach only 3 more copies: the rest is at most a
         # set and a pair, which never needs 4 copies of a kind.
         if fast_mask == 15 and not want_useful:
-            for g in range(4):
-                ws[W_KKEYS + g] = ws[W_KEYS + g]
-            for i in range(9):
-                t = ws[W_SEQ + 9 * k + i]
-                if ws[W_CNT + t] > 0:
-                    ws[W_KKEYS + t // 9] -= _POW5[t % 9]
+            _knitted_rest_keys(ws, k)
             rest = need_keys(ws, W_KKEYS, n_sets, stab, htab)
             rmask = np.int64(0)
         else:
@@ -722,20 +737,11 @@ def _knitted_fast(ws, n_sets, bound, stab, htab):
         ws[W_KMISS + k] = 9 - _seq_present(ws, k)
     best = INF
     for _ in range(6):
-        k = 0
-        for kk in range(1, 6):
-            if ws[W_KMISS + kk] < ws[W_KMISS + k]:
-                k = kk
-        missing = ws[W_KMISS + k]
+        k, missing = _fewest_missing(ws)
         if missing >= bound or missing >= best:
             break
         ws[W_KMISS + k] = INF
-        for g in range(4):
-            ws[W_KKEYS + g] = ws[W_KEYS + g]
-        for i in range(9):
-            t = ws[W_SEQ + 9 * k + i]
-            if ws[W_CNT + t] > 0:
-                ws[W_KKEYS + t // 9] -= _POW5[t % 9]
+        _knitted_rest_keys(ws, k)
         best = min(best, missing + need_keys(ws, W_KKEYS, n_sets, stab, htab))
     return best
 

@@ -559,12 +559,8 @@ def leftmost_reading(c, n_sets, kinds, tiles, work):
         if k == 0:
             cc[t] += 2
             has_pair = False
-        elif k == PUNG:
-            cc[t] += 3
         else:
-            cc[t] += 1
-            cc[t + 1] += 1
-            cc[t + 2] += 1
+            _put_back(cc, k, t)
         tried[depth] += 1
     for t in range(34):
         if cc[t] != 0:
