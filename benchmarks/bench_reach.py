@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import mjkit  # noqa: E402
-from _common import best_rate  # noqa: E402
+from _common import best_rate, peer_modules, rates_by_threads  # noqa: E402
 from mjkit.random_hands import random_closed_counts  # noqa: E402
 
 # the module (the attribute mjkit.shanten may be the function of that name)
@@ -88,23 +88,15 @@ def bench_shanten(args, counts):
              ("forms + useful tiles", {"useful": True}))
     rates = {}
     for label, kw in modes:
-        # thread counts alternate within each repetition, so a busy moment
-        # on a shared machine does not favour one of them
         reps = args.repeats if label == "overall" else max(1, args.repeats // 2)
-        for _ in range(reps):
-            for threads in sorted({1, all_threads}):
-                numba.set_num_threads(threads)
-                r = best_rate(lambda: ms.shanten_batch(counts, **kw), n, 1)
-                rates[label, threads] = max(rates.get((label, threads), 0.0), r)
-        numba.set_num_threads(all_threads)
+        for threads, r in rates_by_threads(lambda: ms.shanten_batch(counts, **kw), n,
+                                           reps).items():
+            rates[label, threads] = r
 
-    try:
-        import MahjongGB
-        import pgb
-    except ImportError:
-        print("PyMahjongGB is not installed (pip install PyMahjongGB): no comparison")
-        peer = None
-    else:
+    found = peer_modules()
+    peer = None
+    if found:
+        MahjongGB, pgb = found
         hands = [pgb.standing_codes(c) for c in counts]
         calc = MahjongGB.MahjongShanten
 
@@ -211,12 +203,9 @@ def bench_distance(args, counts):
         over = sum(x >= 0.05 for x in results[32])
         print(f"T=32: {over} of {len(hands)} queries over the 50 ms target")
 
-    try:
-        import MahjongGB
-        import pgb
-    except ImportError:
-        print("PyMahjongGB not installed: no peer for T=0")
-    else:
+    found = peer_modules("no peer for T=0")
+    if found:
+        MahjongGB, pgb = found
         codes = [pgb.standing_codes(c) for c in hands]
         t = time.perf_counter()
         for c in codes:

@@ -33,11 +33,14 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import mjkit  # noqa: E402
-from _common import best_rate  # noqa: E402
+from _common import best_rate, peer_modules, rates_by_threads  # noqa: E402
 from mjkit.random_hands import random_wild_hands, random_winning_hands  # noqa: E402
 from mjkit._kernels import evaluate as E  # noqa: E402
 from mjkit._kernels.fans import chow_fans  # noqa: E402
-from mjkit._kernels.layout import CHOW, DEC_FORM, DEC_KNIT, DEC_LEN, FORM_SEVEN_PAIRS  # noqa: E402
+from mjkit._kernels.fan_ids import SEVEN_SHIFTED_PAIRS  # noqa: E402
+from mjkit._kernels.layout import (  # noqa: E402
+    CHOW, DEC_COUNTED, DEC_FORM, DEC_KNIT, DEC_LEN, FORM_SEVEN_PAIRS,
+)
 from mjkit._kernels.shapes import enumerate_divisions  # noqa: E402
 
 PHASES = ("read the row, shared fans", "special forms (knitted, 7 pairs, ...)",
@@ -47,9 +50,17 @@ PHASES = ("read the row, shared fans", "special forms (knitted, 7 pairs, ...)",
 
 
 @njit(cache=True)
-def phase_run(rows, rules, upto):
-    """Score ``rows`` (no wild tile, 国标 wait rule) up to phase ``upto`` (1..8)."""
+def phase_run(rows, rules, upto, used, totals, counted, fans):
+    """Score ``rows`` (no wild tile, 国标 wait rule) up to phase ``upto`` (1..8).
+
+    Phase 8 is the whole of ``evaluate.score_row``; with ``totals`` as long as
+    ``rows`` it also writes each row's result as ``score_rows_plain`` does
+    (``tests/test_benchmark_phases.py`` checks that they agree, so this copy
+    of ``score_row``'s control flow cannot drift from it); empty outputs
+    (the profile) write nothing.  Returns the sum of the totals reached.
+    """
     nf = rules.points.shape[0]
+    write = totals.shape[0] == rows.shape[0]
     ws = np.zeros(E.WS_LEN, np.int64)
     s = E.eval_scratch(ws)
     out = E.ScoreOut(np.zeros(nf, np.int64), np.zeros(0, np.int64), np.zeros(DEC_LEN, np.int64))
@@ -70,7 +81,7 @@ def phase_run(rows, rules, upto):
             best = E.special_reading(h, s, rules, out, best)
         if upto == 2:
             continue
-        if best < 0 or dec[DEC_FORM] == FORM_SEVEN_PAIRS:
+        if best < 0 or (dec[DEC_FORM] == FORM_SEVEN_PAIRS and out.fan[SEVEN_SHIFTED_PAIRS] == 0):
             n_sets = 4 - h.n_fixed
             nd = enumerate_divisions(s.c, n_sets, s.split_kind, s.split_tile, s.split_pair, s.work)
             if nd > 0:
@@ -105,8 +116,15 @@ def phase_run(rows, rules, upto):
                     best = E.keep_split(s, rules, out, best, s.split_pair[d], seven)
         if upto == 7:
             acc += best
+        if upto <= 7:       # rows without splits too: phases 3-6 leave out finish
             continue
-        acc += E.finish(row, h, rules, best, out)
+        total = E.finish(row, h, rules, best, out)
+        acc += total
+        if write:
+            totals[i] = total
+            counted[i] = dec[DEC_COUNTED] if total >= 0 else -1
+            for j in range(used.shape[0]):
+                fans[i, j] = out.fan[used[j]]
     return acc
 
 
@@ -125,7 +143,9 @@ def phase_profile(rows, rules, repeats):
     counted = np.empty(n, np.int64)
     fans = np.empty((n, len(used)), np.int32)
     wait = np.full(n, E.WAIT_UNIQUE, np.int64)
-    runs = [(lambda k=k: phase_run(rows, kr, k)) for k in range(1, len(PHASES) + 1)]
+    none = np.zeros(0, np.int64)
+    runs = [(lambda k=k: phase_run(rows, kr, k, used, none, none, fans[:0]))
+            for k in range(1, len(PHASES) + 1)]
     runs.append(lambda: E.score_rows_plain(rows, kr, wait, used, totals, counted, fans, 1))
     for fn in runs:
         fn()                                 # compile / load, touch the outputs
@@ -167,20 +187,13 @@ def main(argv=None):
         return 0
     mjkit.score_batch(batch)  # compile / load the cache
 
-    rates = {}
     all_threads = numba.get_num_threads()
-    for threads in sorted({1, all_threads}):
-        numba.set_num_threads(threads)
-        rates[threads] = best_rate(lambda: mjkit.score_batch(batch), len(texts), args.repeats)
-    numba.set_num_threads(all_threads)
+    rates = rates_by_threads(lambda: mjkit.score_batch(batch), len(texts), args.repeats)
 
-    try:
-        import MahjongGB
-        import pgb
-    except ImportError:
-        print("PyMahjongGB is not installed (pip install PyMahjongGB): no comparison")
-        peer = None
-    else:
+    found = peer_modules()
+    peer = None
+    if found:
+        MahjongGB, pgb = found
         calc = MahjongGB.MahjongFanCalculator
         calls = []
         for h in batch.hands:
@@ -215,13 +228,9 @@ def main(argv=None):
         wbatch = mjkit.HandBatch.from_hands([h for h, _ in items],
                                             wild=[w for _, w in items] if k else None)
         mjkit.score_batch(wbatch, rules="dazhong32")
-        row = []
-        for threads in (1, all_threads):
-            numba.set_num_threads(threads)
-            row.append(best_rate(lambda: mjkit.score_batch(wbatch, rules="dazhong32"),
-                                 len(items), max(1, args.repeats // 2)))
-        numba.set_num_threads(all_threads)
-        print(f"{k:<16}{row[0]:>14,.0f}{row[1]:>14,.0f}{1e6 / row[0]:>18.1f}")
+        r = rates_by_threads(lambda: mjkit.score_batch(wbatch, rules="dazhong32"), len(items),
+                             max(1, args.repeats // 2))
+        print(f"{k:<16}{r[1]:>14,.0f}{r[all_threads]:>14,.0f}{1e6 / r[1]:>18.1f}")
 
     hand = batch.hands[0]
     text = texts[0]

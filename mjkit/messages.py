@@ -138,6 +138,17 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "targets.early": ("只有 {fit} 张合用：还早，保持灵活（最近：{name}）",
                       "only {fit} tiles fit: too early to choose (nearest: {name})"),
 
+    # ---- waits (mjkit.reach.WaitsResult.summary)
+    "reach.not_ready": ("{hand}: 未听牌 (not ready)", "{hand}: not ready: no tile completes it"),
+    "reach.level": ("（连{n}拉{n}）", " at 连{n}拉{n}"),
+    "reach.head": ("{hand}：听 {kinds} 种牌，共 {unseen} 张未见；起和 {bar}{level}",
+                   "{hand}: waits on {kinds} kind(s), {unseen} unseen; {bar} fans needed{level}, "
+                   "{legal} unseen tiles make a legal win"),
+    "reach.legal": ("够番", "legal"),
+    "reach.short": ("P胡，差 {short} 番", "P胡: {short} short"),
+    "reach.row": ("  {tile}（剩 {unseen} 张）：{points} 番，{verdict} — {fans}",
+                  "  {tile} ({unseen} left): {points} counted fans, {verdict} - {fans}"),
+
     # ---- the classroom app (mjkit.app): the page a visitor beyond the cap sees
     "app.full.title": ("课堂已满", "The class is full"),
     "app.full.body": ("所有座位都有人了。请一分钟后刷新本页（有同学关闭页面后就会空出座位）。",
@@ -147,11 +158,9 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
 
 
 def _lang_index(lang: Any) -> int:
-    if lang == "zh":
-        return 0
-    if lang == "en":
-        return 1
-    raise HandError(f"unknown language {lang!r}: expected 'zh' or 'en'", code="unknown_name")
+    from .validate import lang as check_lang   # validate imports this module (LANGS)
+
+    return LANGS.index(check_lang(lang))
 
 
 def value(key: str, lang: str) -> Any:

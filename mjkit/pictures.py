@@ -86,6 +86,8 @@ from .tiles import (
     N_KINDS, TILE_NAMES_EN, TILE_NAMES_ZH, parse_tiles, tile_from_str, tile_index,
     tile_to_str,
 )
+from .validate import boolean, wild_kind
+from .validate import lang as check_lang
 
 __all__ = [
     "tile_svg", "tiles_svg", "hand_svg", "tile_data_uri", "tile_label",
@@ -395,7 +397,7 @@ def tile_label(tile: int | str, lang: str = "zh") -> str:
         ``"5m"``, ``"3p"``, ``"7s"``, ``"E"``, ``"White"``, ``"1f"`` in English.
     """
     i = _tile(tile)
-    _check_lang(lang)
+    check_lang(lang)
     if i < 27:
         return f"{i % 9 + 1}{'万饼条'[i // 9]}" if lang == "zh" else tile_to_str(i)
     if i < N_KINDS:
@@ -469,12 +471,6 @@ def _tile(tile: Any) -> int:
     return tile_index(tile)
 
 
-def _check_lang(lang: Any) -> str:
-    if lang not in ("zh", "en") or not isinstance(lang, str):
-        raise HandError(f"unknown language {_short_repr(lang)}: expected 'zh' or 'en'")
-    return lang
-
-
 def _check_size(size: Any, name: str = "size") -> float:
     ok = isinstance(size, numbers.Real) and not isinstance(size, bool)
     if ok:
@@ -482,12 +478,6 @@ def _check_size(size: Any, name: str = "size") -> float:
         if math.isfinite(value) and value > 0:
             return value
     raise HandError(f"{name} must be a positive number, got {_short_repr(size)}")
-
-
-def _check_bool(value: Any, name: str) -> bool:
-    if value is True or value is False:
-        return value
-    raise HandError(f"{name} must be True or False, got {_short_repr(value)}")
 
 
 def _states(state: Any) -> frozenset:
@@ -669,8 +659,8 @@ def tile_svg(tile: int | str, *, size: float = 48, lang: str = "zh", label: bool
     """
     i = _tile(tile)
     px = _check_size(size)
-    _check_lang(lang)
-    label = _check_bool(label, "label")
+    check_lang(lang)
+    label = boolean(label, "label", strict=True)
     st = _states(state)
     body = _svg_tile_group(i, st, lang, label, _label_units(px))
     return _svg_doc(body, TILE_WIDTH, TILE_HEIGHT, px / TILE_HEIGHT, _title(i, st, lang))
@@ -715,8 +705,8 @@ def tiles_svg(tiles: str | Iterable[int | str], *, size: float = 40, lang: str =
     """
     seq = _tile_list(tiles)
     px = _check_size(size)
-    _check_lang(lang)
-    label = _check_bool(label, "label")
+    check_lang(lang)
+    label = boolean(label, "label", strict=True)
     sts = _state_list(states, len(seq))
     ls = _label_units(px)
     body = "".join(_svg_tile_group(t, s, lang, label, ls, x=k * _STEP)
@@ -736,15 +726,6 @@ class _Placed(NamedTuple):
     scale: float
     tile: int
     states: frozenset
-
-
-def _wild_of(wild: Any) -> int:
-    if wild is None:
-        return -1
-    t = _tile(wild)
-    if t >= N_KINDS:
-        raise HandError(f"wild must be one of the 34 tile kinds, not the flower {tile_to_str(t)}")
-    return t
 
 
 def _hand_layout(hand: Any, wild: int, lang: str) -> tuple[list[_Placed], list[Text], float]:
@@ -826,9 +807,9 @@ def hand_svg(hand_or_text: Any, *, size: float = 40, lang: str = "zh", label: bo
     """
     hand = _as_hand(hand_or_text)
     px = _check_size(size)
-    _check_lang(lang)
-    label = _check_bool(label, "label")
-    w = _wild_of(wild)
+    check_lang(lang)
+    label = boolean(label, "label", strict=True)
+    w = wild_kind(wild)
     placed, notes, width = _hand_layout(hand, w, lang)
     ls = _label_units(px)
     out = [_svg_tile_group(p.tile, p.states, lang, label, ls if p.scale == 1 else
@@ -1057,8 +1038,8 @@ def draw_tiles(ax, tiles: str | Iterable[int | str], x: float = 0.0, y: float = 
     """
     seq = _tile_list(tiles)
     h = _check_size(size)
-    _check_lang(lang)
-    label = _check_bool(label, "label")
+    check_lang(lang)
+    label = boolean(label, "label", strict=True)
     sts = _state_list(states, len(seq))
     x0, y0 = _check_coord(x, "x"), _check_coord(y, "y")
     fp = _mpl_font(font)
@@ -1129,9 +1110,9 @@ def plot_hand(hand_or_text: Any, ax=None, *, size: float = 1.0, lang: str = "zh"
     """
     hand = _as_hand(hand_or_text)
     h = _check_size(size)
-    _check_lang(lang)
-    label = _check_bool(label, "label")
-    w = _wild_of(wild)
+    check_lang(lang)
+    label = boolean(label, "label", strict=True)
+    w = wild_kind(wild)
     fp = _mpl_font(font)
     placed, notes, width = _hand_layout(hand, w, lang)
     k = h / TILE_HEIGHT

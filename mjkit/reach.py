@@ -14,6 +14,7 @@ from ._lazy import pandas as pd  # imported on first use: scoring needs no panda
 
 from .errors import HandError
 from .hand import Hand, hand_text, parse_hand, read_tile_part
+from .messages import lang_or_en, text
 from .rules import get_rules
 from .score import score
 from .tiles import N_KINDS, parse_tiles, tile_to_str
@@ -72,25 +73,19 @@ class WaitsResult:
             columns=["tile", "unseen", "total", "counted", "legal", "short_by", "fans"])
 
     def summary(self, lang="en"):
-        """A few lines a player reads at a glance."""
-        level = f" at 连{self.lianla}拉{self.lianla}" if self.lianla else ""
+        """A few lines a player reads at a glance (``"zh"``; any other value reads English)."""
+        lang = lang_or_en(lang)
         if not self.waits:
-            return (f"{self.hand}: 未听牌 (not ready)" if lang == "zh"
-                    else f"{self.hand}: not ready: no tile completes it")
-        if lang == "zh":
-            lines = [f"{self.hand}：听 {len(self.waits)} 种牌，共 {self.unseen_total} 张未见；"
-                     f"起和 {self.bar}{'（连' + str(self.lianla) + '拉' + str(self.lianla) + '）' if self.lianla else ''}"]
-            for w in self.waits:
-                verdict = "够番" if w.legal else f"P胡，差 {w.short_by} 番"
-                lines.append(f"  {w.tile}（剩 {w.unseen} 张）：{w.hand_points} 番，{verdict}"
-                             f" — {' '.join(w.fans)}")
-            return "\n".join(lines)
-        lines = [f"{self.hand}: waits on {len(self.waits)} kind(s), {self.unseen_total} unseen; "
-                 f"{self.bar} fans needed{level}, {self.legal_unseen} unseen tiles make a legal win"]
+            return text("reach.not_ready", lang, hand=self.hand)
+        level = text("reach.level", lang, n=self.lianla) if self.lianla else ""
+        lines = [text("reach.head", lang, hand=self.hand, kinds=len(self.waits),
+                      unseen=self.unseen_total, bar=self.bar, level=level,
+                      legal=self.legal_unseen)]
         for w in self.waits:
-            verdict = "legal" if w.legal else f"P胡: {w.short_by} short"
-            lines.append(f"  {w.tile} ({w.unseen} left): {w.hand_points} counted fans, "
-                         f"{verdict} - {' '.join(w.fans)}")
+            verdict = (text("reach.legal", lang) if w.legal
+                       else text("reach.short", lang, short=w.short_by))
+            lines.append(text("reach.row", lang, tile=w.tile, unseen=w.unseen,
+                              points=w.hand_points, verdict=verdict, fans=" ".join(w.fans)))
         return "\n".join(lines)
 
     def __str__(self):
@@ -199,6 +194,5 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
         found.append(Wait(tile=tile_to_str(t), unseen=unseen, total=r.total,
                           hand_points=r.hand_points, legal=r.legal, short_by=r.short_by,
                           fans=tuple(f.zh for f in r.fans), result=r))
-    text = hand_text(tiles, melds)
-    return WaitsResult(hand=text, rules=rs.name, lianla=lianla, bar=rs.threshold(lianla),
-                       waits=found)
+    return WaitsResult(hand=hand_text(tiles, melds), rules=rs.name, lianla=lianla,
+                       bar=rs.threshold(lianla), waits=found)

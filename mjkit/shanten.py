@@ -57,6 +57,7 @@ from .hand import (MAX_TEXT_LEN, Hand, Meld, hand_text, parse_hand, parse_meld, 
                    read_tile_part)
 from .tiles import (N_KINDS, TILE_NAMES_ZH, tile_from_str, tile_index, tile_to_str,
                     tiles_of_counts)
+from .validate import lang as check_lang
 
 __all__ = ["FORMS", "FORM_NAMES", "NO_FORM", "TABLE_INFO", "ShantenResult", "DiscardOption",
            "ShantenBatch", "shanten", "shanten_batch", "shanten_tables",
@@ -445,9 +446,7 @@ class ShantenResult:
         ----------
         lang : {"en", "zh"}
         """
-        if lang not in ("en", "zh"):
-            raise HandError(f"unknown language {lang!r}: expected 'en' or 'zh'")
-        zh = lang == "zh"
+        zh = check_lang(lang) == "zh"
         say = _shanten_zh if zh else _shanten_en
         lines = []
         if self.n_tiles == 14 and self.shanten >= 0:

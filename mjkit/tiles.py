@@ -515,12 +515,10 @@ def counts34(tiles: Iterable[int] | str) -> np.ndarray:
 
 def tile_name(tile: int, lang: str = "en") -> str:
     """Name of a tile in English (``"en"``) or Chinese (``"zh"``)."""
+    from .validate import lang as check_lang   # validate imports this module: not at the top
+
     i = tile_index(tile)
-    if lang == "en":
-        return TILE_NAMES_EN[i]
-    if lang == "zh":
-        return TILE_NAMES_ZH[i]
-    raise HandError(f"unknown language {lang!r}: expected 'en' or 'zh'", code="unknown_name")
+    return (TILE_NAMES_ZH if check_lang(lang) == "zh" else TILE_NAMES_EN)[i]
 
 
 def tile_glyph(tile: int) -> str:

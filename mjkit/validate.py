@@ -5,9 +5,10 @@ Each returns the value in its plain Python form or raises
 ever reaches a kernel (where it would wrap or overflow silently).  This is
 the one home of these checks: whole numbers (:func:`whole`, :func:`decimal`
 for text), seeds, 连拉 levels and level lists, yes/no flags
-(:func:`boolean`), winds, flowers and the wild tile; ``hand``, ``score``,
-the simulator, the quiz, the app and the CLI all call them, so a value is
-accepted (and an error worded) the same way everywhere.
+(:func:`boolean`), winds, flowers, the wild tile and the language of a text
+(:func:`lang`); ``hand``, ``score``, the pictures, the simulator, the quiz,
+the app and the CLI all call them, so a value is accepted (and an error
+worded) the same way everywhere.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from typing import Any
 import numpy as np
 
 from .errors import HandError, short_repr
-from .tiles import N_KINDS, is_flower, scan_tiles, tile_from_str, tile_to_str
+from .messages import LANGS
+from .tiles import N_KINDS, N_TILES, is_flower, scan_tiles, tile_from_str, tile_to_str
 
 __all__ = ["whole", "decimal", "seed", "MAX_LEVEL", "level", "levels", "levels_text",
            "INT32_MAX", "MAX_ITEMS", "take", "boolean", "wind", "flowers", "flower_tile",
-           "wild_kind"]
+           "wild_kind", "lang"]
 
 #: Largest value an int32 kernel field can hold.
 INT32_MAX = 2**31 - 1
@@ -147,18 +149,24 @@ def take(items: Any, limit: int, what: str) -> list:
     return out
 
 
-def boolean(x: Any, name: str) -> bool:
-    """A yes/no value: ``True``/``False`` (numpy's too) or the integers 0 and 1."""
+def boolean(x: Any, name: str, *, strict: bool = False) -> bool:
+    """A yes/no value: ``True``/``False`` (numpy's too) or the integers 0 and 1.
+
+    ``strict=True`` accepts only the Python ``True`` and ``False`` (the
+    pictures' ``label=``, where ``1`` is more likely a size or a slip than a
+    yes).
+    """
     if x is True or x is False:
         return x
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    try:
-        i = operator.index(x)
-    except Exception:       # noqa: BLE001 - any object may be passed
-        i = None
-    if i in (0, 1):
-        return bool(i)
+    if not strict:
+        if isinstance(x, (bool, np.bool_)):
+            return bool(x)
+        try:
+            i = operator.index(x)
+        except Exception:       # noqa: BLE001 - any object may be passed
+            i = None
+        if i in (0, 1):
+            return bool(i)
     raise HandError(f"{name} must be True or False, got {short_repr(x)}")
 
 
@@ -251,6 +259,22 @@ def wild_kind(x: Any, name: str = "wild") -> int:
     else:
         raise HandError(f"{name} must be a tile such as 'P' or '5z', got {x!r}")
     if not 0 <= t < N_KINDS:
-        raise HandError(f"{name} must be one of the 34 tile kinds (not a flower), got {x!r}",
+        flower = N_KINDS <= t < N_TILES
+        why = ": a flower cannot be the wild tile" if flower else " (not a flower)"
+        raise HandError(f"{name} must be one of the 34 tile kinds{why}, got {short_repr(x)}",
                         code="unknown_tile")
     return t
+
+
+def lang(x: Any, name: str = "lang") -> str:
+    """A language of the zh/en texts: ``"zh"`` or ``"en"`` (:data:`mjkit.messages.LANGS`).
+
+    Raises
+    ------
+    HandError
+        ``code="unknown_name"`` for anything else (``"fr"``, ``None``, ``"ZH"``).
+    """
+    if isinstance(x, str) and x in LANGS:
+        return str(x)
+    raise HandError(f"{name} must be zh or en: unknown language {short_repr(x)}",
+                    code="unknown_name")

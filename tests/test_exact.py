@@ -164,16 +164,21 @@ def test_honour_groups():
 # ---------------------------------------------------------------- whole hands
 
 
-@pytest.mark.parametrize("n_sets", [1, 2, 3])
-def test_small_hands_match_every_product_of_sets(n_sets):
-    """5, 8 and 11 tiles: every multiset of sets plus a pair, deduplicated."""
+def _set_sums(n_sets):
+    """Counts of every multiset of ``n_sets`` sets (34 pungs, 21 chows), one row each."""
     sets = np.zeros((55, 34), np.uint8)
     for t in range(34):
         sets[t, t] = 3
     for j, t in enumerate(t for t in range(27) if t % 9 <= 6):
         sets[34 + j, t:t + 3] = 1
     combo = np.array(list(combinations_with_replacement(range(55), n_sets)))
-    base = sets[combo].sum(axis=1, dtype=np.uint8)
+    return sets[combo].sum(axis=1, dtype=np.uint8)
+
+
+@pytest.mark.parametrize("n_sets", [1, 2, 3])
+def test_small_hands_match_every_product_of_sets(n_sets):
+    """5, 8 and 11 tiles: every multiset of sets plus a pair, deduplicated."""
+    base = _set_sums(n_sets)
     pairs = 2 * np.eye(34, dtype=np.uint8)
     hands = (base[:, None, :] + pairs[None, :, :]).reshape(-1, 34)
     want = _sorted_keys(hands[hands.max(axis=1) <= 4])
@@ -497,13 +502,7 @@ def test_main_help(capsys):
 @pytest.mark.slow
 def test_four_set_hands_match_every_product_of_sets(request):
     """All 11,498,658 regular patterns = every 4 sets + pair, deduplicated."""
-    sets = np.zeros((55, 34), np.uint8)
-    for t in range(34):
-        sets[t, t] = 3
-    for j, t in enumerate(t for t in range(27) if t % 9 <= 6):
-        sets[34 + j, t:t + 3] = 1
-    combo = np.array(list(combinations_with_replacement(range(55), 4)))
-    base = sets[combo].sum(axis=1, dtype=np.uint8)
+    base = _set_sums(4)
     base = base[base.max(axis=1) <= 4]
     found = []
     for p in range(34):

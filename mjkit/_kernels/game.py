@@ -18,18 +18,19 @@ discard the tile drawn.  Each hand takes its random numbers from its own
 stream (:mod:`.rng`), so a hand's outcome depends only on (seed, level,
 hand number).
 
-The kernels take the named bundles of :mod:`.bundles`: the settings
-(``GameParams``), the shape tables (``ShantenTables``), the rule set
-(``RuleArrays``), the value-aware directions (``Directions``), the user
-policies (``PolicyHooks``), the hand in play (``Table``, whose per-seat
-and per-hand state are records ``SEAT_DTYPE`` and ``HAND_DTYPE``), the
-scratch (``Work``) and one ``OUTCOME_DTYPE`` record per hand.
+The kernels take named bundles: the shape tables (``ShantenTables``) and
+the rule set (``RuleArrays``) of :mod:`.bundles`; of :mod:`.game_state`
+the settings (``GameParams``), the value-aware directions
+(``Directions``), the user policies (``PolicyHooks``), the hand in play
+(``Table``, whose per-seat and per-hand state are records ``SEAT_DTYPE``
+and ``HAND_DTYPE``), the scratch (``Work``) and one ``OUTCOME_DTYPE``
+record per hand.
 """
 
 import numpy as np
 from numba import njit
 
-from .bundles import HAND_DTYPE, SEAT_DTYPE, ScoreScratch, Table, Work
+from .game_state import HAND_DTYPE, SEAT_DTYPE, ScoreScratch, Table, Work
 from .evaluate import WS_LEN, score_hand_row
 from .layout import (
     COUNTS, DEC_COUNTED, DEC_LEN, F_EARTHLY_HAND, F_HEAVENLY_HAND, F_KONG, F_LAST_WALL,
@@ -698,7 +699,7 @@ def _record(out, out_fans, t, p, flags, counted, total, fan):
 
 @njit(cache=True)
 def new_table():
-    """The arrays of a :class:`~.bundles.Table` (cleared per hand by the game)."""
+    """The arrays of a :class:`~.game_state.Table` (cleared per hand by the game)."""
     return Table(np.empty(N_WALL, np.int64), np.zeros((4, N_KINDS), np.int64),
                  np.zeros((4, 4), np.int64), np.zeros((4, 4), np.int64),
                  np.zeros(N_KINDS, np.int64), np.zeros(N_KINDS, np.int64),

@@ -29,7 +29,7 @@ Policies:
 import numpy as np
 from numba import njit
 
-from .bundles import PolicyScratch
+from .game_state import PolicyScratch
 from .shanten import W_KEYS, WS_LEN, init_workspace, need_keys
 
 POLICY_EFFICIENCY = 0
@@ -81,7 +81,7 @@ ASK_KONG = 3         # return 1 to declare the kong of V_TILE (concealed, added 
 
 @njit(cache=True)
 def policy_scratch():
-    """Fresh work arrays for the policy kernels (:class:`~.bundles.PolicyScratch`)."""
+    """Fresh work arrays for the policy kernels (:class:`~.game_state.PolicyScratch`)."""
     sws = np.zeros(WS_LEN, np.int64)
     init_workspace(sws)
     return PolicyScratch(sws, np.zeros(34, np.int64), np.zeros(34, np.int64),

@@ -42,8 +42,8 @@ from pathlib import Path
 
 from ..errors import HandError
 from ..locations import PACKAGE
-from ..messages import LANGS
 from ..storage import probe_write
+from ..validate import lang as check_lang
 from ..validate import whole
 
 __all__ = ["AppOptions", "check_options", "results_folder", "allowed_hosts", "host_allowed",
@@ -174,8 +174,7 @@ def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang=
     if difficulty not in DIFFICULTIES:
         raise HandError(f"--difficulty must be one of {', '.join(DIFFICULTIES)}, "
                         f"got {difficulty!r}", code="unknown_name")
-    if lang not in LANGS:
-        raise HandError(f"--lang must be zh or en, got {lang!r}", code="unknown_name")
+    check_lang(lang, "--lang")
     allowed_hosts(ip)
     return AppOptions(
         port=whole("--port", port, 1, 65535),

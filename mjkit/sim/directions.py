@@ -21,7 +21,7 @@ import numpy as np
 
 from .._kernels import fan_ids as F
 from .._kernels import policy as P
-from .._kernels.bundles import Directions
+from .._kernels.game_state import Directions
 from ..rules import get_rules
 
 __all__ = ["Direction", "directions", "direction_arrays"]

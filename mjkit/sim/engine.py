@@ -16,13 +16,13 @@ import pandas as pd
 
 from .._kernels import fan_ids as F
 from .._kernels import game as G
-from .._kernels.bundles import OUTCOME_DTYPE, GameParams, PolicyHooks, ShantenTables
+from .._kernels.bundles import ShantenTables
+from .._kernels.game_state import OUTCOME_DTYPE, GameParams, PolicyHooks
 from .._kernels.policy import POLICY_BREAK, POLICY_USER, POLICY_VALUE
-from ..errors import HandError
+from ..errors import HandError, short_repr
 from ..rules import get_rules
 from ..shanten import shanten_tables
-from ..tiles import tile_from_str
-from ..validate import INT32_MAX, MAX_LEVEL, boolean, whole
+from ..validate import INT32_MAX, MAX_LEVEL, boolean, whole, wild_kind
 from ..validate import level as _level
 from ..validate import seed as _seed
 from ..validate import wind as _wind
@@ -112,20 +112,15 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
 
 
 def _wild(wild):
-    """(mode, kind) of the ``wild=`` option."""
+    """(mode, kind) of the ``wild=`` option: None, ``"turned"`` or a tile in notation."""
     if wild is None or wild is False:
         return G.WILD_NONE, -1
-    if isinstance(wild, str) and wild.strip().lower() == "turned":
+    if not isinstance(wild, str):     # a study's wild is text; an index here is a slip
+        raise HandError(f"wild must be None, 'turned' or a tile such as 'P' or '5m', "
+                        f"got {short_repr(wild)}")
+    if wild.strip().lower() == "turned":
         return G.WILD_TURNED, -1
-    if isinstance(wild, str):
-        try:
-            k = tile_from_str(wild)
-        except HandError as e:
-            raise HandError(f"wild must be None, 'turned' or a tile: {e}") from None
-        if k >= G.N_KINDS:
-            raise HandError(f"a flower cannot be the wild tile, got {wild!r}")
-        return G.WILD_FIXED, k
-    raise HandError(f"wild must be None, 'turned' or a tile such as 'P' or '5m', got {wild!r}")
+    return G.WILD_FIXED, wild_kind(wild, "wild")
 
 
 def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",

@@ -16,6 +16,7 @@ from ..errors import HandError
 from ..hand import MELD_KINDS, Hand, Meld
 from ..rules import get_rules
 from ..tiles import N_KINDS, tile_to_str
+from ..validate import lang as check_lang
 
 __all__ = ["BuilderState", "MELD_MODES", "SITUATION_FLAGS"]
 
@@ -193,8 +194,7 @@ class BuilderState:
         bad = set(new.flags) - set(SITUATION_FLAGS)
         if bad:
             raise HandError(f"unknown situation flag(s): {', '.join(sorted(bad))}")
-        if new.lang not in ("zh", "en"):
-            raise HandError(f"lang must be 'zh' or 'en', got {new.lang!r}")
+        check_lang(new.lang, "lang")
         return replace(new, flags=frozenset(new.flags))
 
     def clear(self):

@@ -1,0 +1,242 @@
+"""Named bundles of the simulator's kernels (:mod:`.game`, :mod:`.policy`).
+
+The settings of a run (``GameParams``), the value-aware directions
+(``Directions``), the user-policy callbacks (``PolicyHooks``), the hand in
+play (``Table``, with its records ``SEAT_DTYPE`` and ``HAND_DTYPE``), the
+scratch (``Work``: ``PolicyScratch`` and ``ScoreScratch``) and one
+``OUTCOME_DTYPE`` record per hand.  They are kept apart from
+:mod:`.bundles` (the rule set, shape tables and the evaluator's and value
+index's bundles) because the value index's cache key hashes the scoring
+kernels' sources and this file is not one of them.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Directions", "GameParams", "PolicyHooks", "PolicyScratch", "ScoreScratch", "Work",
+           "Table", "SEAT_DTYPE", "HAND_DTYPE", "OUTCOME_DTYPE"]
+
+
+class Directions(NamedTuple):
+    """The directions of the value-aware policies (``mjkit.sim.directions.direction_arrays``).
+
+    Attributes
+    ----------
+    info : int64 (n_directions, D_INFO)
+        Per direction the columns ``D_*`` of :mod:`mjkit._kernels.policy`: its mask's row,
+        shape, template length and sets, and the fans it brings closed and melded.
+    masks : int64 (n_masks, 34)
+        1 for the kinds a mask allows.
+    tmpl_kinds, tmpl_copies : int64 (n_directions, N_TMPL)
+        The template: kinds the hand must hold and how many copies of each.
+    """
+
+    info: np.ndarray
+    masks: np.ndarray
+    tmpl_kinds: np.ndarray
+    tmpl_copies: np.ndarray
+
+
+class GameParams(NamedTuple):
+    """One simulation's settings (built and validated by ``mjkit.sim.engine.params``).
+
+    Attributes
+    ----------
+    exhaust : int
+        Tiles taken from the wall after which the hand is drawn out.
+    level : int
+        The dealer's 连拉 level N.
+    minimum : int
+        Counted fans a win needs (the 连拉 line counts for the dealer).
+    round_wind : int
+        0..3.
+    solitaire : bool
+        Only the dealer plays; the others draw and discard the tile drawn.
+    discard_wins : bool
+        Wins on a discard (and robbing a kong) allowed; else self-draw only.
+    dealer_policy, others_policy : int
+        ``POLICY_*`` of :mod:`mjkit._kernels.policy`.
+    deal_only : bool
+        Stop after the deal (the dealer's 天和 check only).
+    dealer_bonus : int
+        Fans the dealer's 连拉 level brings (4N in dazhong32).
+    slack : int
+        Small fans a value-aware player counts on besides its direction.
+    commit : int
+        Need at which a value-aware player commits to one direction.
+    break_from : int
+        破拉 acts against a dealer at this level or above.
+    wild_mode : int
+        ``WILD_NONE``, ``WILD_FIXED`` (kind ``wild_kind``) or ``WILD_TURNED``.
+    wild_kind : int
+    """
+
+    exhaust: int
+    level: int
+    minimum: int
+    round_wind: int
+    solitaire: bool
+    discard_wins: bool
+    dealer_policy: int
+    others_policy: int
+    deal_only: bool
+    dealer_bonus: int
+    slack: int
+    commit: int
+    break_from: int
+    wild_mode: int
+    wild_kind: int
+
+
+class PolicyHooks(NamedTuple):
+    """The user-policy callbacks (numba ``cfunc`` of ``int64(int64[::1])``) asked by
+    ``POLICY_USER`` players: one for the dealer, one for the others.  The engine passes
+    ``None`` instead when no player has a user policy, and the asking code is then not
+    compiled."""
+
+    dealer: object
+    others: object
+
+
+class PolicyScratch(NamedTuple):
+    """Work arrays of the policy kernels (``policy.policy_scratch`` makes them).
+
+    Attributes
+    ----------
+    sws : int64 (shanten.WS_LEN,)
+        The need reading's workspace (its own ``W_*`` layout, :mod:`.shanten`).
+    v : int64 (34,)
+        The hand with its melds read in.
+    r : int64 (34,)
+        What a template leaves of ``v``.
+    outside : int64 (MAX_MASKS,)
+        Tiles of ``v`` outside each mask.
+    bound : int64 (MAX_DIRECTIONS,)
+        A lower bound on each direction's need this decision (-1: not worth the bar).
+    order : int64 (MAX_DIRECTIONS,)
+        Directions sorted by that bound.
+    bucket : int64 (N_LB + 2,)
+        Start of each bound's run in ``order``.
+    """
+
+    sws: np.ndarray
+    v: np.ndarray
+    r: np.ndarray
+    outside: np.ndarray
+    bound: np.ndarray
+    order: np.ndarray
+    bucket: np.ndarray
+
+
+class ScoreScratch(NamedTuple):
+    """The buffers a game passes to ``evaluate.score_hand_row``.
+
+    Attributes
+    ----------
+    row : int32 (layout.ROW_LEN,)
+        The winning hand as a scoring row (``layout`` columns).
+    fan, raw : int64
+        Counted fans of the best reading; the raw fans (empty: not wanted).
+    dec : int64 (layout.DEC_LEN,)
+        The decision record (``DEC_*``).
+    ws : int64 (evaluate.WS_LEN,)
+        The evaluator's workspace.
+    """
+
+    row: np.ndarray
+    fan: np.ndarray
+    raw: np.ndarray
+    dec: np.ndarray
+    ws: np.ndarray
+
+
+class Work(NamedTuple):
+    """A game's scratch: the policy's, the evaluator's and what a user policy is shown
+    (``user_view``: int64 (V_LEN,), laid out by the public ``V_*`` offsets of
+    :mod:`mjkit.sim.policy`; not named ``view``, which numba reserves for arrays)."""
+
+    pol: PolicyScratch
+    score: ScoreScratch
+    user_view: np.ndarray
+
+
+class Table(NamedTuple):
+    """A hand in play (:mod:`mjkit._kernels.game`); allocated once per run, reset per hand.
+
+    Attributes
+    ----------
+    wall : int64 (144,)
+        Tile ids 0..143 in the order they come off the wall (kind ``id // 4``; 136.. flowers).
+    conc : int64 (4, 34)
+        Each player's concealed counts.
+    mtype, mtile : int64 (4, 4)
+        Each player's melds: type (``layout.M_*``) and tile (a chow: its lowest).
+    seen : int64 (34,)
+        Tiles every player has seen (discards, melds).
+    nocap : int64 (34,)
+        All zeros: the copies in melds the need reading takes off (see ``game._need``).
+    seats : SEAT_DTYPE (4,)
+        Each player's state.
+    hand : HAND_DTYPE (1,)
+        The hand's state.
+    rng : uint64 (1,)
+        The hand's random stream (:mod:`.rng`).
+    """
+
+    wall: np.ndarray
+    conc: np.ndarray
+    mtype: np.ndarray
+    mtile: np.ndarray
+    seen: np.ndarray
+    nocap: np.ndarray
+    seats: np.ndarray
+    hand: np.ndarray
+    rng: np.ndarray
+
+
+_I8 = np.int64
+
+#: A player's state (``Table.seats``): melds and flowers, own turns, policy, and the
+#: value-aware policy's aim kept from one discard to the next.
+SEAT_DTYPE = np.dtype([
+    ("n_melds", _I8),
+    ("flowers", _I8),         # flowers set aside
+    ("flower_mask", _I8),     # which of the eight
+    ("own_draws", _I8),       # the player's own turns' draws
+    ("policy", _I8),          # POLICY_*
+    ("aim", _I8),             # the direction chosen at the last discard (-1 none)
+    ("aim_need", _I8),        # its need then
+    ("committed", _I8),       # 1: committed to ``aim`` (seed 000's 8上)
+    ("aim2", _I8),            # the second direction kept (6看)
+    ("since_look", _I8),      # discards since every direction was looked at
+])
+
+#: The hand's state (``Table.hand``): the wall's two ends, what has been taken, the wild
+#: kind and the turns' draws.
+HAND_DTYPE = np.dtype([
+    ("front", _I8),           # next tile from the front of the wall
+    ("back", _I8),            # next tile from the back (kong and flower replacements)
+    ("taken", _I8),           # tiles taken in all
+    ("limit", _I8),           # taken at which the hand is drawn out
+    ("wild", _I8),            # the wild kind, -1 none
+    ("draws", _I8),           # turns' draws after the deal (replacements not counted)
+])
+
+#: One simulated hand's outcome (the kernels write it by name; ``HandRecords.outcomes`` is
+#: the same memory read as int32 columns in this order).
+OUTCOME_DTYPE = np.dtype([(name, np.int32) for name in (
+    "winner",        # seat 0..3, -1 drawn out
+    "self_drawn",
+    "draws",         # turns' draws by all players after the deal, up to the win
+    "own_draws",     # the winner's own turns' draws
+    "counted",       # counted fans of the win (连拉 included)
+    "total",         # every fan of the win
+    "taken",         # tiles taken from the wall in all (flowers and replacements included)
+    "flowers",       # the winner's flowers
+    "melds",         # the winner's melds (claimed sets and kongs)
+    "wild",          # the hand's wild kind, -1 none
+    "robbed",        # 1: the win robbed a kong (抢杠和)
+    "error",         # a user policy's bad answer: ERR_* (the hand stops there)
+    "short",         # complete hands that fell short of their player's bar (a P胡 avoided)
+)])
