@@ -52,7 +52,7 @@ from ._kernels import complete as KC
 from ._kernels import value_index as KV
 from ._kernels.bundles import IndexSymmetry, PatternFamilies
 from .rules import get_rules
-from .rules.catalogue import fan_catalogue
+from .rules.catalogue import catalogue_columns, catalogue_lists
 
 __all__ = ["Families", "ValueIndex", "families", "meld_families", "value_index", "INDEX_INFO"]
 
@@ -60,50 +60,59 @@ __all__ = ["Families", "ValueIndex", "families", "meld_families", "value_index",
 # 3 = build blocks of representatives.
 _VERSION = 3
 _BLOCK = 400_000        # representatives per build block
-_BINOM4 = np.array([1, 4, 6, 4, 1], np.int64)
 
 #: How each :func:`value_index` was obtained, by rule set name: ``source``
-#: ("disk" or "built"), ``seconds``, ``folder``.
+#: ("disk" or "built"), ``seconds``, ``folder``, and for a build ``phases``:
+#: ``{step: (wall s, cpu s)}`` of its steps (CPU of every thread of the process).
 INDEX_INFO: dict = {}
+# The steps of the latest build_value_index of each rule set, for value_index's INDEX_INFO.
+_BUILD_PHASES: dict = {}
+
+
+class _Phases(dict):
+    """Wall and CPU seconds per step of a build, summed over the step's runs."""
+
+    @contextlib.contextmanager
+    def __call__(self, name):
+        w, c = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            a, b = self.get(name, (0.0, 0.0))
+            self[name] = (a + time.perf_counter() - w, b + time.process_time() - c)
 
 
 # ---------------------------------------------------------------- pattern families
 
 
-@dataclass(frozen=True)
-class Families:
+class Families(PatternFamilies):
     """Complete (concealed) patterns as products of group parts plus explicit rows.
 
-    Attributes
-    ----------
-    classes : int64 (C, 4)
-        Per class the list of each group (m, p, s: lists of ``suit_vecs``;
-        honours: lists of ``hon_vecs``).
-    class_off : int64 (C + 1,)
-        First pattern number of each class; ``class_off[-1]`` patterns in all.
-    suit_vecs, suit_ptr, hon_vecs, hon_ptr
-        The parts (uint8 counts) and list boundaries.
-    small : uint8 (X, 34)
-        Explicit patterns, numbered after the products.
+    A :class:`~mjkit._kernels.bundles.PatternFamilies` (its fields: ``classes``,
+    ``class_off``, ``suit_vecs``, ``suit_ptr``, ``hon_vecs``, ``hon_ptr``,
+    ``small``) with the helpers below.
     """
 
-    classes: np.ndarray
-    class_off: np.ndarray
-    suit_vecs: np.ndarray
-    suit_ptr: np.ndarray
-    hon_vecs: np.ndarray
-    hon_ptr: np.ndarray
-    small: np.ndarray
-    n_tiles: int
+    __slots__ = ()
 
     @property
     def n(self):
+        """Number of patterns: the products, then the explicit rows."""
         return int(self.class_off[-1]) + len(self.small)
 
+    @property
+    def n_tiles(self):
+        """Tiles in every pattern (14, or 14 - 3 per meld for :func:`meld_families`)."""
+        if len(self.classes):
+            k = self.classes[0]
+            return int(sum(int(self.suit_vecs[self.suit_ptr[k[g]]].sum()) for g in range(3))
+                       + int(self.hon_vecs[self.hon_ptr[k[3]]].sum()))
+        return int(self.small[0].sum())
+
     def arrays(self):
-        """The families as the kernels take them (a ``bundles.PatternFamilies``)."""
-        return PatternFamilies(self.classes, self.class_off, self.suit_vecs, self.suit_ptr,
-                               self.hon_vecs, self.hon_ptr, self.small)
+        """The families as the kernels take them: a plain ``bundles.PatternFamilies`` (one
+        numba type for every caller)."""
+        return PatternFamilies(*self)
 
     def fingerprint(self):
         h = hashlib.sha256()
@@ -179,7 +188,7 @@ def families():
     suit_vecs, suit_ptr, hon_vecs, hon_ptr = _parts()
     classes, off = _classes(4, True, suit_ptr, hon_ptr)
     return Families(classes, off, suit_vecs, suit_ptr, hon_vecs, hon_ptr,
-                    np.ascontiguousarray(small_forms()), 14)
+                    np.ascontiguousarray(small_forms()))
 
 
 @functools.lru_cache(maxsize=None)
@@ -200,8 +209,7 @@ def meld_families(n_melds):
                 c[p] += 2
                 rows.append(c)
     small = np.array(rows, np.uint8).reshape(-1, 34)
-    return Families(classes, off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small,
-                    14 - 3 * n_melds)
+    return Families(classes, off, suit_vecs, suit_ptr, hon_vecs, hon_ptr, small)
 
 
 @functools.lru_cache(maxsize=None)
@@ -300,13 +308,12 @@ class ValueIndex:
 
 
 def _hand_fans(rs):
-    cat = fan_catalogue()
-    return [i for i in range(rs.n_fans)
-            if cat["kind"].iat[i] == "hand" and int(rs.points[i]) > 0]
+    kind = catalogue_columns()["kind"]       # plain columns: a build imports no pandas
+    return [i for i in range(rs.n_fans) if kind[i] == "hand" and int(rs.points[i]) > 0]
 
 
 # Kernel files left out of the cache key: they do not score or build.
-_QUERY_ONLY = ("shanten.py", "game.py", "policy.py", "rng.py")
+_QUERY_ONLY = ("shanten.py", "game.py", "game_state.py", "policy.py", "rng.py", "winprob.py")
 
 
 def _index_key(rs, fam):
@@ -401,13 +408,14 @@ def representatives():
     representatives of the product families, then every explicit row."""
     fam, sym = families(), symmetry()
     arrays = fam.arrays()
+    chunks = _threads_chunks(len(fam.classes))
     per_class = np.zeros(len(fam.classes), np.int64)
-    KV.count_reps(arrays, sym, per_class)
+    KV.count_reps(arrays, sym, per_class, chunks)
     starts = np.zeros(len(per_class) + 1, np.int64)
     starts[1:] = np.cumsum(per_class)
     n_prod = int(fam.class_off[-1])
     out = np.empty(int(starts[-1]) + len(fam.small), np.int64)
-    KV.list_reps(arrays, sym, starts, out)
+    KV.list_reps(arrays, sym, starts, out, chunks)
     out[starts[-1]:] = np.arange(n_prod, fam.n)
     out.setflags(write=False)
     return out
@@ -415,32 +423,47 @@ def representatives():
 
 def _rows(fam, rs, numbers, key_cols):
     """Index rows (uint64 (n, 3), ``KV.index_rows``) of the patterns ``numbers``."""
+    numbers = np.array(numbers, np.int64)   # a writable copy: one numba type for every caller
     n = len(numbers)
-    pats = np.empty((n, 34), np.uint8)
-    KV.fill_patterns(np.ascontiguousarray(numbers, np.int64), fam.arrays(), pats,
-                     _threads_chunks(n))
-    forms = np.zeros(n, np.uint8)
-    combos = np.zeros(n, np.int64)
-    KC.forms_and_weights(pats, _BINOM4, forms, combos, _threads_chunks(n))
     rows = np.empty((n, 3), np.uint64)
     if n:
-        KV.index_rows(pats, forms, rs.kernel_rules(), np.asarray(key_cols, np.int64), rows,
-                      _threads_chunks(n))
-    bad = (forms == 0) | (rows[:, 0] == KV.NOT_COMPLETE)
+        KV.index_rows(numbers, fam.arrays(), rs.kernel_rules(), np.asarray(key_cols, np.int64),
+                      rows, _threads_chunks(n))
+    bad = (rows[:, 0] & KV.NOT_COMPLETE) != 0
     if bad.any():
         from .exact import pattern_text
 
         i = int(np.argmax(bad))
-        what = "is not complete" if forms[i] == 0 else "is rejected by the scorer"
-        raise RuntimeError(f"generated pattern {pattern_text(pats[i])} {what}")
+        what = "is not complete" if rows[i, 0] & KV.NO_FORM else "is rejected by the scorer"
+        text = pattern_text(fam.pattern(numbers[i]).astype(np.uint8))
+        raise RuntimeError(f"generated pattern {text} {what}")
     return rows
+
+
+def unique_rows(rows):
+    """``numpy.unique(rows, axis=0, return_inverse=True)`` of index rows, in linear time.
+
+    The distinct rows (``KV.distinct_rows``, one hashing pass) sorted as
+    :func:`numpy.unique` sorts them (by column 0, then 1, then 2), and per row
+    its position among them (int64).
+    """
+    n = len(rows)
+    hashes = np.empty(n, np.uint64)
+    KC.row_hashes(rows.view(np.int64), hashes)
+    first = np.empty(n, np.int64)
+    inv = np.empty(n, np.int64)
+    m = KV.distinct_rows(rows, hashes, first, inv)
+    distinct = rows[first[:m]]
+    order = np.lexsort((distinct[:, 2], distinct[:, 1], distinct[:, 0]))
+    rank = np.empty(m, np.int64)
+    rank[order] = np.arange(m)
+    return distinct[order], rank[inv]
 
 
 def _score_block(fam, rs, lo, hi, key_cols):
     """Representatives ``lo .. hi - 1`` scored: ``(distinct rows, row of each)``."""
-    rows = _rows(fam, rs, representatives()[lo:hi], key_cols)
-    table, inv = np.unique(rows, axis=0, return_inverse=True)
-    return table, inv.reshape(-1).astype(np.uint32)
+    table, inv = unique_rows(_rows(fam, rs, representatives()[lo:hi], key_cols))
+    return table, inv.astype(np.uint32)
 
 
 def _block_names(b):
@@ -494,17 +517,23 @@ def _tied_images(fam, tied):
 def build_value_index(rules="dazhong32", *, folder=None, progress=None):
     """Score the representatives of every complete closed pattern and build the index.
 
-    Only the representatives (:func:`representatives`, about 1.7 million of the
+    Only the representatives (:func:`representatives`, about 3.4 million of the
     28 million patterns) are scored, in blocks; every other pattern takes its
     representative's row, except the images of a representative whose best
     winning tile is tied (those are scored one by one).  The rows, their order
     and the ids are exactly those of scoring every pattern.
 
     ``folder``: where finished blocks are kept while building (an interrupted
-    build resumes from them); a temporary folder if None.
+    build resumes from them); a temporary folder if None.  The wall and CPU
+    seconds of the steps go to ``INDEX_INFO[name]["phases"]`` when
+    :func:`value_index` builds.
     """
     rs = get_rules(rules)
-    fam = families()
+    phase = _Phases()
+    _BUILD_PHASES[rs.name] = phase
+    with phase("families and symmetry"):
+        fam = families()
+        symmetry()
     key_cols = _hand_fans(rs)
     if len(key_cols) > 128:
         raise RuntimeError("more than 128 hand fans")
@@ -513,7 +542,8 @@ def build_value_index(rules="dazhong32", *, folder=None, progress=None):
     folder.mkdir(parents=True, exist_ok=True)
     from tqdm.auto import tqdm
 
-    reps = representatives()
+    with phase("representatives"):
+        reps = representatives()
     n_reps = len(reps)
     tables, invs = [], []
     try:
@@ -521,38 +551,40 @@ def build_value_index(rules="dazhong32", *, folder=None, progress=None):
                   unit_scale=True, disable=progress is False) as bar:
             for b, lo in enumerate(range(0, n_reps, _BLOCK)):
                 hi = min(n_reps, lo + _BLOCK)
-                part = _read_block(folder, b, hi - lo, len(key_cols))
+                with phase("read blocks"):
+                    part = _read_block(folder, b, hi - lo, len(key_cols))
                 if part is None:
-                    part = _score_block(fam, rs, lo, hi, key_cols)
-                    _write_block(folder, b, part)
+                    with phase("score blocks"):
+                        part = _score_block(fam, rs, lo, hi, key_cols)
+                    with phase("write blocks"):
+                        _write_block(folder, b, part)
                 tables.append(part[0])
                 invs.append(part[1])
                 bar.update(hi - lo)
     finally:
         if own_tmp:
             shutil.rmtree(folder, ignore_errors=True)
-    block_rows = np.concatenate(tables)
-    rep_tied = np.concatenate([(t[:, 0] & KV.TIED)[i] != 0 for t, i in zip(tables, invs)])
-    block_rows[:, 0] &= ~KV.TIED
-    images = _tied_images(fam, reps[rep_tied])
-    image_rows = _rows(fam, rs, images, key_cols)
-    image_rows[:, 0] &= ~KV.TIED
-    table, inv = np.unique(np.concatenate([block_rows, image_rows]), axis=0,
-                           return_inverse=True)
-    inv = inv.reshape(-1)
-    ids = np.zeros(fam.n, np.uint16 if len(table) <= 65535 else np.uint32)
-    start = 0
-    pos = 0
-    for t, i in zip(tables, invs):
-        ids[reps[pos:pos + len(i)]] = inv[start:start + len(t)][i]
-        start += len(t)
-        pos += len(i)
-    KV.expand_ids(fam.arrays(), symmetry(), ids)
+    with phase("tied images"):
+        block_rows = np.concatenate(tables)
+        rep_tied = np.concatenate([(t[:, 0] & KV.TIED)[i] != 0 for t, i in zip(tables, invs)])
+        block_rows[:, 0] &= ~KV.TIED
+        images = _tied_images(fam, reps[rep_tied])
+        image_rows = _rows(fam, rs, images, key_cols)
+        image_rows[:, 0] &= ~KV.TIED
+    with phase("table and ids"):
+        table, inv = unique_rows(np.concatenate([block_rows, image_rows]))
+        ids = np.zeros(fam.n, np.uint16 if len(table) <= 65535 else np.uint32)
+        start = 0
+        pos = 0
+        for t, i in zip(tables, invs):
+            ids[reps[pos:pos + len(i)]] = inv[start:start + len(t)][i]
+            start += len(t)
+            pos += len(i)
+    with phase("expand ids"):
+        KV.expand_ids(fam.arrays(), symmetry(), ids, _threads_chunks(len(fam.classes)))
     ids[images] = inv[start:]
-    cat = fan_catalogue()
     return ValueIndex(rules=rs.name, ids=ids, counted=table[:, 0].astype(np.int64),
-                      hand_fans=np.ascontiguousarray(table[:, 1:]),
-                      fan_keys=[cat["key"].iat[i] for i in key_cols])
+                      hand_fans=np.ascontiguousarray(table[:, 1:]), fan_keys=_fan_keys(rs))
 
 
 _lock = threading.Lock()
@@ -564,8 +596,8 @@ def _names(key):
 
 
 def _fan_keys(rs):
-    cat = fan_catalogue()
-    return [cat["key"].iat[i] for i in _hand_fans(rs)]
+    keys = catalogue_lists().key
+    return [keys[i] for i in _hand_fans(rs)]
 
 
 def _load(folder, key, rs, fam):
@@ -644,9 +676,11 @@ def value_index(rules="dazhong32", *, progress=None):
     progress : bool, optional
         Progress bar while building (default: yes).
     """
+    w, c = time.perf_counter(), time.process_time()
     rs = get_rules(rules)
     fam = families()
     key = _key(rs, fam)
+    key_s = (time.perf_counter() - w, time.process_time() - c)
     with _lock:
         found = _MEMO.get(key)
         if found is not None:
@@ -664,9 +698,13 @@ def value_index(rules="dazhong32", *, progress=None):
                 INDEX_INFO[rs.name] = {"source": "disk", "folder": str(folder),
                                        "seconds": time.perf_counter() - t}
             else:
-                idx, saved = _build_and_save(rs, fam, folder, key, progress)
+                w, c = time.perf_counter(), time.process_time()
+                idx, saved, phases = _build_and_save(rs, fam, folder, key, progress)
+                spent = (time.perf_counter() - w, time.process_time() - c)
+                phases = {"cache key, families": key_s, **phases, "other": tuple(
+                    a - sum(p[j] for p in phases.values()) for j, a in enumerate(spent))}
                 INDEX_INFO[rs.name] = {"source": "built", "folder": str(folder) if saved else None,
-                                       "seconds": time.perf_counter() - t}
+                                       "seconds": time.perf_counter() - t, "phases": phases}
         _MEMO[key] = idx
         return idx
 
@@ -682,7 +720,8 @@ def _building_lock(path, name, progress):
 
 
 def _build_and_save(rs, fam, folder, key, progress):
-    """Build the index (resuming from its blocks) and save it; ``(index, saved)``."""
+    """Build the index (resuming from its blocks) and save it; ``(index, saved, phases)``
+    with the build's steps (:class:`_Phases`; none from a stand-in builder) and the save."""
     blocks = None
     if folder is not None:
         try:
@@ -690,15 +729,18 @@ def _build_and_save(rs, fam, folder, key, progress):
             blocks.mkdir(parents=True, exist_ok=True)
         except OSError:
             blocks = None
+    _BUILD_PHASES.pop(rs.name, None)
     idx = build_value_index(rs, folder=blocks, progress=progress)
+    phase = _BUILD_PHASES.pop(rs.name, None) or _Phases()
     if blocks is None:
-        return idx, False
+        return idx, False, phase
     try:
-        _save(folder, key, idx)
+        with phase("save"):
+            _save(folder, key, idx)
     except OSError:
-        return idx, False
+        return idx, False, phase
     shutil.rmtree(blocks, ignore_errors=True)
-    return idx, True
+    return idx, True, phase
 
 
 _MEMO: dict = {}

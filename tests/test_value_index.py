@@ -120,3 +120,72 @@ def test_images_of_tied_representatives():
     for r in pick.tolist():
         expect.update(out[:KV.orbit(r, fam.arrays(), sym, out)].tolist())
     assert set(images.tolist()) == expect - set(pick.tolist())
+
+
+def test_unique_rows_is_numpys_unique():
+    """The build's linear-time ``unique_rows`` gives numpy's sorted table and inverse."""
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 2 ** 63, (300, 3), dtype=np.uint64)
+    base[:, 0] = rng.integers(0, 256, 300).astype(np.uint64) | (
+        KV.TIED * rng.integers(0, 2, 300).astype(np.uint64))
+    base[::7, 1] |= np.uint64(1) << np.uint64(63)         # words with the top bit set
+    base[::5, 1:] = base[1::5, 1:][:len(base[::5])]       # rows sharing all but column 0
+    rows = np.ascontiguousarray(base[rng.integers(0, 300, 20000)])
+    table, inv = VI.unique_rows(rows)
+    want, want_inv = np.unique(rows, axis=0, return_inverse=True)
+    assert np.array_equal(table, want) and np.array_equal(inv, want_inv.reshape(-1))
+    table, inv = VI.unique_rows(np.zeros((0, 3), np.uint64))
+    assert table.shape == (0, 3) and inv.shape == (0,)
+
+
+def test_families_are_pattern_families():
+    """``Families`` is the kernels' ``PatternFamilies`` (its fields, not a copy of them)."""
+    from mjkit._kernels.bundles import PatternFamilies
+
+    fam = VI.families()
+    assert isinstance(fam, PatternFamilies) and fam._fields == PatternFamilies._fields
+    arrays = fam.arrays()
+    assert type(arrays) is PatternFamilies
+    assert all(a is b for a, b in zip(arrays, fam))
+    assert fam.n == 27_927_511 and fam.n_tiles == 14
+    for k in range(1, 5):
+        m = VI.meld_families(k)
+        assert m.n_tiles == 14 - 3 * k == int(m.pattern(m.n - 1).sum())
+
+
+def test_rows_do_not_depend_on_the_chunks():
+    """Each row is its pattern's alone: any number of interleaved chunks gives the same rows."""
+    rs = mjkit.get_rules("gb")
+    fam = VI.families()
+    reps = VI.representatives()
+    nums = np.ascontiguousarray(reps[np.random.default_rng(2).integers(0, len(reps), 500)])
+    key_cols = np.asarray(VI._hand_fans(rs), np.int64)
+    got = []
+    for chunks in (1, 3, 64):
+        rows = np.empty((len(nums), 3), np.uint64)
+        KV.index_rows(nums, fam.arrays(), rs.kernel_rules(), key_cols, rows, chunks)
+        got.append(rows)
+    assert np.array_equal(got[0], got[1]) and np.array_equal(got[0], got[2])
+    assert np.array_equal(got[0], VI._rows(fam, rs, nums, key_cols))
+
+
+def test_representatives_do_not_depend_on_the_chunks():
+    fam, sym = VI.families(), VI.symmetry()
+    counts = []
+    for chunks in (1, 7):
+        per_class = np.zeros(len(fam.classes), np.int64)
+        KV.count_reps(fam.arrays(), sym, per_class, chunks)
+        counts.append(per_class)
+    assert np.array_equal(counts[0], counts[1])
+    assert counts[0].sum() + len(fam.small) == len(VI.representatives())
+
+
+def test_rows_name_a_pattern_that_is_not_complete():
+    fam = VI.families()
+    from mjkit.shanten import read_hand_counts
+
+    bad = read_hand_counts("1245m1245p1245s99m")[0].astype(np.uint8)[None]
+    odd = fam._replace(small=np.ascontiguousarray(bad))
+    with pytest.raises(RuntimeError, match="is not complete"):
+        VI._rows(odd, mjkit.get_rules("gb"), [int(odd.class_off[-1])], VI._hand_fans(
+            mjkit.get_rules("gb")))

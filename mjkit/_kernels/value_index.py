@@ -80,16 +80,21 @@ def _put_parts(fam, v0, v1, v2, v3, out):
 
 
 @njit(cache=True)
-def pattern_at(i, fam, out):
-    """Write pattern number ``i`` (product families, then ``small`` rows) into ``out``."""
+def _write_pattern(i, fam, parts, out):
+    """:func:`pattern_at` with the caller's 4 ints of scratch ``parts`` (no allocation)."""
     n_prod = fam.class_off[fam.class_off.shape[0] - 1]
     if i >= n_prod:
         for t in range(34):
             out[t] = fam.small[i - n_prod, t]
         return
-    parts = np.empty(4, np.int64)
     _parts_of(i, fam, parts)
     _put_parts(fam, parts[0], parts[1], parts[2], parts[3], out)
+
+
+@njit(cache=True)
+def pattern_at(i, fam, out):
+    """Write pattern number ``i`` (product families, then ``small`` rows) into ``out``."""
+    _write_pattern(i, fam, np.empty(4, np.int64), out)
 
 
 @njit(cache=True, parallel=True)
@@ -100,8 +105,9 @@ def fill_patterns(numbers, fam, out, n_chunks):
         a = n * ch // n_chunks
         b = n * (ch + 1) // n_chunks
         c = np.zeros(34, np.int64)
+        parts = np.empty(4, np.int64)
         for j in range(a, b):
-            pattern_at(numbers[j], fam, c)
+            _write_pattern(numbers[j], fam, parts, c)
             for t in range(34):
                 out[j, t] = c[t]
 
@@ -549,6 +555,7 @@ N_HON_PERMS = 36
 # Flags in column 0 of a row (counted fans are at most 255 there).
 TIED = np.uint64(1 << 32)
 NOT_COMPLETE = np.uint64(1 << 33)
+NO_FORM = np.uint64(1 << 34)     # with NOT_COMPLETE: not complete in any form
 
 
 @njit(cache=True)
@@ -672,10 +679,8 @@ def _number(fam, sym, v0, v1, v2, v3):
 
 
 @njit(cache=True)
-def _canonical(fam, sym, v0, v1, v2, v3):
-    """Number of the representative of a product pattern given by its parts."""
-    if _self_rep(v0, v1, v2, v3, sym):
-        return _number(fam, sym, v0, v1, v2, v3)
+def _sorted_number(fam, sym, v0, v1, v2, v3):
+    """:func:`_number` of the suit parts in increasing order and honour part ``v3``."""
     a, b, c = v0, v1, v2
     if a > b:
         a, b = b, a
@@ -683,7 +688,15 @@ def _canonical(fam, sym, v0, v1, v2, v3):
         b, c = c, b
     if a > b:
         a, b = b, a
-    return _number(fam, sym, a, b, c, sym.hon_canon[v3])
+    return _number(fam, sym, a, b, c, v3)
+
+
+@njit(cache=True)
+def _canonical(fam, sym, v0, v1, v2, v3):
+    """Number of the representative of a product pattern given by its parts."""
+    if _self_rep(v0, v1, v2, v3, sym):
+        return _number(fam, sym, v0, v1, v2, v3)
+    return _sorted_number(fam, sym, v0, v1, v2, sym.hon_canon[v3])
 
 
 @njit(cache=True)
@@ -694,20 +707,6 @@ def representative_of(i, fam, sym):
     parts = np.empty(4, np.int64)
     _parts_of(i, fam, parts)
     return _canonical(fam, sym, parts[0], parts[1], parts[2], parts[3])
-
-
-@njit(cache=True)
-def _canon_base(fam, sym, v0, v1, v2, L3):
-    """Number of the representative of suit parts ``v0, v1, v2`` with the first honour
-    part of list ``L3`` (add the honour part's position for the others)."""
-    a, b, c = v0, v1, v2
-    if a > b:
-        a, b = b, a
-    if b > c:
-        b, c = c, b
-    if a > b:
-        a, b = b, a
-    return _number(fam, sym, a, b, c, fam.hon_ptr[L3])
 
 
 @njit(cache=True)
@@ -735,7 +734,9 @@ def _class_reps(fam, sym, k, out, j, ids):
             for v2 in range(s2, e2):
                 st = _triple_state(v0, v1, v2, sym)
                 ordered = v0 <= v1 and v1 <= v2
-                base = _canon_base(fam, sym, v0, v1, v2, L3) - s3 if expanding else 0
+                # the representative's number with the first honour part of the list;
+                # add the position of an honour part for the others
+                base = _sorted_number(fam, sym, v0, v1, v2, s3) - s3 if expanding else 0
                 for v3 in range(s3, e3):
                     if _self_rep_h(st, hon_flags[v3]) or (ordered and hon_canon[v3] == v3):
                         if listing:
@@ -747,30 +748,43 @@ def _class_reps(fam, sym, k, out, j, ids):
     return m
 
 
+# The class loops below give chunk ``ch`` of ``n_chunks`` the classes ``ch, ch +
+# n_chunks, ...``: the OpenMP and workqueue layers hand each thread a contiguous run
+# of chunks, and neighbouring classes are alike in size, so every run holds about as
+# many patterns (a run of whole classes would not).  Each class writes its own
+# outputs only: the results do not depend on the number of chunks or threads.
+
+
 @njit(cache=True, parallel=True)
-def count_reps(fam, sym, per_class):
+def count_reps(fam, sym, per_class, n_chunks):
     """``per_class[k]``: the representatives among the patterns of class ``k``."""
     none = np.zeros(0, np.int64)
     no_ids = np.zeros(0, np.uint16)
-    for k in prange(fam.classes.shape[0]):
-        per_class[k] = _class_reps(fam, sym, k, none, 0, no_ids)
+    n_cls = fam.classes.shape[0]
+    for ch in prange(n_chunks):
+        for k in range(ch, n_cls, n_chunks):
+            per_class[k] = _class_reps(fam, sym, k, none, 0, no_ids)
 
 
 @njit(cache=True, parallel=True)
-def list_reps(fam, sym, starts, out):
+def list_reps(fam, sym, starts, out, n_chunks):
     """The representatives' pattern numbers, ascending; class ``k``'s from ``starts[k]``."""
     no_ids = np.zeros(0, np.uint16)
-    for k in prange(fam.classes.shape[0]):
-        _class_reps(fam, sym, k, out, starts[k], no_ids)
+    n_cls = fam.classes.shape[0]
+    for ch in prange(n_chunks):
+        for k in range(ch, n_cls, n_chunks):
+            _class_reps(fam, sym, k, out, starts[k], no_ids)
 
 
 @njit(cache=True, parallel=True)
-def expand_ids(fam, sym, ids):
+def expand_ids(fam, sym, ids, n_chunks):
     """Every product pattern that is not a representative takes its representative's id
     (``ids`` holds the representatives' already; no representative is written)."""
     none = np.zeros(0, np.int64)
-    for k in prange(fam.classes.shape[0]):
-        _class_reps(fam, sym, k, none, 0, ids)
+    n_cls = fam.classes.shape[0]
+    for ch in prange(n_chunks):
+        for k in range(ch, n_cls, n_chunks):
+            _class_reps(fam, sym, k, none, 0, ids)
 
 
 @njit(cache=True)
@@ -802,34 +816,48 @@ def orbit(i, fam, sym, out):
 
 
 @njit(cache=True, parallel=True)
-def index_rows(pats, forms, rules, key_cols, rows, n_chunks):
-    """Per pattern its row of the index: counted fans (at most 255), hand-fan bits.
+def index_rows(numbers, fam, rules, key_cols, rows, n_chunks):
+    """Per pattern number its row of the index: counted fans (at most 255), hand-fan bits.
 
-    Each pattern is scored closed, self-drawn, East seat and round, with its
-    best winning tile (``complete.best_win_detail``).  ``rows[i]`` (uint64)
-    = (counted, bits 0-63, bits 64-127) with bit ``j`` set when fan
-    ``key_cols[j]`` is counted; column 0 also carries ``TIED`` when another
-    winning tile reaches as many counted fans with other hand fans, and is
-    ``NOT_COMPLETE`` if the scorer finds no win.  Rows are cut into
-    ``n_chunks`` chunks with their own scratch space.
+    Each pattern ``numbers[i]`` of ``fam`` is written out, given its forms
+    (``complete.pattern_forms``) and scored closed, self-drawn, East seat
+    and round, with its best winning tile (``complete.best_win_detail``).
+    ``rows[i]`` (uint64) = (counted, bits 0-63, bits 64-127) with bit ``j``
+    set when fan ``key_cols[j]`` is counted; column 0 also carries ``TIED``
+    when another winning tile reaches as many counted fans with other hand
+    fans, and is ``NOT_COMPLETE`` if the scorer finds no win (with
+    ``NO_FORM`` if the pattern is complete in no form).
+
+    Chunk ``ch`` of ``n_chunks`` (each with its own scratch space) takes the
+    rows ``ch, ch + n_chunks, ...``: the OpenMP and workqueue layers hand each
+    thread a contiguous run of chunks, and interleaved rows give every run an
+    even share of cheap and dear patterns (contiguous rows would give one
+    thread whole classes of dear ones).  Every row depends on its pattern
+    alone, so the rows do not depend on the chunks.
     """
-    n = pats.shape[0]
+    n = numbers.shape[0]
     nf = rules.points.shape[0]
     for ch in prange(n_chunks):
-        lo = n * ch // n_chunks
-        hi = n * (ch + 1) // n_chunks
         sc = win_scratch(nf)
         row = closed_row(0, 0)
-        for i in range(lo, hi):
-            for t in range(34):
-                row[COUNTS + t] = pats[i, t]
-            best, _, tied = best_win_detail(row, forms[i], False, rules, sc, key_cols)
+        c = np.zeros(34, np.int64)
+        work = np.zeros(34, np.int64)
+        parts = np.empty(4, np.int64)
+        for i in range(ch, n, n_chunks):
+            _write_pattern(numbers[i], fam, parts, c)
             w0 = np.uint64(0)
             w1 = np.uint64(0)
+            rows[i, 1] = w0
+            rows[i, 2] = w1
+            forms = pattern_forms(c, work)
+            if forms == 0:
+                rows[i, 0] = NOT_COMPLETE | NO_FORM
+                continue
+            for t in range(34):
+                row[COUNTS + t] = c[t]
+            best, _, tied = best_win_detail(row, forms, False, rules, sc, key_cols)
             if best < 0:
                 rows[i, 0] = NOT_COMPLETE
-                rows[i, 1] = w0
-                rows[i, 2] = w1
                 continue
             for j in range(key_cols.shape[0]):
                 if sc.best_fan[key_cols[j]] > 0:
@@ -841,3 +869,38 @@ def index_rows(pats, forms, rules, key_cols, rows, n_chunks):
             rows[i, 0] = (v | TIED) if tied else v
             rows[i, 1] = w0
             rows[i, 2] = w1
+
+
+@njit(cache=True)
+def distinct_rows(rows, hashes, first, inv):
+    """Number the distinct rows of ``rows`` (uint64 (n, 3)) in order of first appearance.
+
+    ``hashes``: a hash of every row (``complete.row_hashes``); an open-addressing
+    table of twice as many slots as rows finds each row's equal among the rows
+    already seen, comparing the rows themselves.  ``first[j]`` gets the first row
+    of distinct row ``j``, ``inv[i]`` the number of row ``i``.  Returns the number
+    of distinct rows.  One pass, where sorting the rows costs several.
+    """
+    n = rows.shape[0]
+    cap = 2
+    while cap < 2 * n:
+        cap *= 2
+    mask = np.uint64(cap - 1)
+    slots = np.full(cap, -1, np.int64)
+    m = 0
+    for i in range(n):
+        s = hashes[i] & mask
+        while True:
+            j = slots[s]
+            if j < 0:
+                slots[s] = m
+                first[m] = i
+                inv[i] = m
+                m += 1
+                break
+            f = first[j]
+            if rows[f, 0] == rows[i, 0] and rows[f, 1] == rows[i, 1] and rows[f, 2] == rows[i, 2]:
+                inv[i] = j
+                break
+            s = (s + np.uint64(1)) & mask
+    return m
