@@ -12,11 +12,19 @@ checks.  When numba would find no folder it points ``NUMBA_CACHE_DIR`` at
 mjkit's own cache folder (``$MJKIT_CACHE_DIR``/``numba``) or a private
 temporary folder, with one warning; where not even that is writable the
 kernels are compiled without a disk cache (slower start, same results).
+
+numba reads its cache index and data files with ``pickle`` and lets anything
+but a missing file escape: an index written by another mjkit version whose
+pickled signature names a class since moved or renamed (``AttributeError:
+Can't get attribute ...``), or a damaged file, would make every later call
+of that kernel fail.  :func:`tolerate_stale_entries` turns such a file into a
+cache miss (the kernel compiles again and numba overwrites the entry).
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 import tempfile
 import warnings
@@ -103,6 +111,37 @@ def _fallback_dir() -> str | None:
     return _private_tmp()
 
 
+_UNREADABLE = (pickle.UnpicklingError, AttributeError, ImportError, EOFError, IndexError,
+               TypeError, ValueError)
+
+
+def tolerate_stale_entries() -> None:
+    """Make numba treat an index or data file it cannot unpickle as a cache miss."""
+    from numba.core import caching
+
+    cls = caching.IndexDataCacheFile
+    if getattr(cls, "_mjkit_tolerant", False):
+        return
+    load_index, load_data = cls._load_index, cls._load_data
+
+    def _load_index(self):
+        try:
+            return load_index(self)
+        except _UNREADABLE:
+            return {}
+
+    def _load_data(self, name):
+        try:
+            return load_data(self, name)
+        except _UNREADABLE:
+            # ``load`` passes None on as "not cached"; the entry is rewritten after compiling
+            return None
+
+    cls._load_index = _load_index
+    cls._load_data = _load_data
+    cls._mjkit_tolerant = True
+
+
 def ensure() -> str | None:
     """Make sure defining mjkit's ``cache=True`` kernels cannot fail; see the module notes.
 
@@ -112,6 +151,7 @@ def ensure() -> str | None:
         :data:`FALLBACK`.
     """
     global FALLBACK
+    tolerate_stale_entries()
     if _numba_can_cache():
         FALLBACK = None
         return None
