@@ -48,13 +48,12 @@ from ._lazy import pandas as pd  # imported on first use: scoring needs no panda
 
 from . import messages as M
 from . import value_index as VI
-from ._kernels import layout as L
 from ._kernels import value_index as KV
 from ._kernels.bundles import IndexQuery, MeldRanking
 from .errors import HandError
 from .rules import get_rules
 from .validate import INT32_MAX, boolean, whole, wind
-from .score import meld_code, score
+from .score import score, situation_row
 from .hand import Hand, hand_text
 from .shanten import read_hand_counts
 from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
@@ -176,19 +175,6 @@ class DistanceResult:
         return f"<p>{head}</p>" + self.to_frame().to_html(index=False)
 
 
-def _meld_row(melds, seat, rnd, self_drawn, lianla):
-    row = np.zeros(L.ROW_LEN, np.int32)
-    for i, m in enumerate(melds):
-        row[L.MELDS + 2 * i] = meld_code(m)
-        row[L.MELDS + 2 * i + 1] = m.tile
-    row[L.FLAGS] = L.F_SELF_DRAWN if self_drawn else 0
-    row[L.SEAT] = seat
-    row[L.ROUND] = rnd
-    row[L.WILD] = -1
-    row[L.LIANLA] = lianla
-    return row
-
-
 def best_result(pattern, melds, rs, lianla, situation):
     """The best score of a complete pattern over its winning tiles, or None.
 
@@ -270,6 +256,86 @@ def target_fans(rs, min_fans, lianla):
     return whole("min_fans", min_fans, 0, INT32_MAX)
 
 
+def nearest_patterns(h, meld_list, melded, unseen, rs, target, level, situation, capacity,
+                     progress=None):
+    """The accepted complete patterns sharing the most tiles with a hand.
+
+    Parameters
+    ----------
+    h, melded, unseen : int64 (34,)
+        Concealed counts, copies inside the melds, copies still unseen.
+    meld_list : list of Meld
+    rs : RuleSet
+    target : int
+        Counted fans (the 连拉 line included) a pattern must reach.
+    level : int
+        The hand's 连拉 level.
+    situation : (seat, round, self_drawn)
+    capacity : int
+        Most patterns returned.
+    progress : bool, optional
+        Progress bar if the value index must be built.
+
+    Returns
+    -------
+    (best, patterns, verified)
+        The best overlap ``sum(min(h, P))`` (-1: no accepted pattern), up to ``capacity``
+        concealed patterns at that overlap (int64 (n, 34)) and the number of patterns
+        scored to decide.  ``n == capacity`` may mean that more were left out.
+    """
+    seat, rnd, self_drawn = situation
+    k = len(meld_list)
+    need = max(target - level * rs.streak_points, 0)    # from the hand itself
+    row = situation_row(meld_list, seat, rnd, self_drawn, level)
+    winds = seat != 0 or rnd != 0
+    wind_mode = False
+    meld_counts = np.zeros(N_KINDS, np.int64)
+    pos_s = pos_h = np.zeros(0, np.int32)
+    cls_of = np.zeros((1, 1, 1, 1), np.int64)
+    full_off = np.zeros(1, np.int64)
+    pts = rs.points_list
+    # what another seat or round wind can add: 圈风刻 + 门风刻
+    slack = (pts[rs.fan_index("PREVALENT_WIND")] + pts[rs.fan_index("SEAT_WIND")]
+             if winds else 0)
+    if k:
+        fam = VI.meld_families(k)
+        ids = np.zeros(0, np.uint16)
+        accept = np.zeros(1, np.int8)
+        if self_drawn and all(m.kind != "kong" for m in meld_list):
+            # A self-drawn hand with chows and pungs never scores more than the
+            # same tiles closed (不求人 becomes 自摸, exposed pungs are not
+            # concealed, the winning tile has fewer choices), so a part whose
+            # closed counterpart is below the bar is skipped unscored.
+            index = VI.value_index(rs, progress=progress)
+            ids = index.ids
+            accept = np.where(index.counted >= need - slack, KV.ACCEPT_VERIFY,
+                              KV.ACCEPT_NO).astype(np.int8)
+            meld_counts = melded.astype(np.int64)
+            pos_s, pos_h, cls_of = VI.rank_tables()
+            full_off = VI.families().class_off
+    else:
+        fam = VI.families()
+        index = VI.value_index(rs, progress=progress)
+        ids = index.ids
+        accept = np.zeros(len(index.counted), np.int8)
+        if not self_drawn:
+            # a discard win never scores more than the self-drawn one (不求人 4
+            # becomes 门前清 2, 自摸 goes, a pung won on the discard is exposed)
+            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
+        elif winds:
+            wind_mode = True
+            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
+            accept[index.counted >= need] = KV.ACCEPT_YES
+        else:
+            accept[index.counted >= need] = KV.ACCEPT_YES
+    pool = np.zeros((capacity, N_KINDS), np.int64)
+    all_tiles = bool(k) or not self_drawn
+    query = IndexQuery(h, unseen, True, ids, accept, wind_mode, row, all_tiles, int(target))
+    melds = MeldRanking(meld_counts, pos_s, pos_h, cls_of, full_off, fam.suit_ptr, fam.hon_ptr)
+    best, n_ex, verified = KV.nearest(fam.arrays(), query, melds, rs.kernel_rules(), pool)
+    return int(best), pool[:n_ex], int(verified)
+
+
 def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None,
                 seat_wind="E", round_wind="E", self_drawn=None, examples=3, melds=None,
                 progress=None):
@@ -335,56 +401,12 @@ def distance_to(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=Non
     k = len(meld_list)
     unseen = (4 - counts - melded - seen).astype(np.int64)
     h = np.ascontiguousarray(counts, np.int64)
-    need = max(target - level * rs.streak_points, 0)    # from the hand itself
-    row = _meld_row(meld_list, seat, rnd, self_drawn, level)
-    winds = seat != 0 or rnd != 0
-    wind_mode = False
-    meld_counts = np.zeros(N_KINDS, np.int64)
-    pos_s = pos_h = np.zeros(0, np.int32)
-    cls_of = np.zeros((1, 1, 1, 1), np.int64)
-    full_off = np.zeros(1, np.int64)
-    pts = rs.points_list
-    # what another seat or round wind can add: 圈风刻 + 门风刻
-    slack = (pts[rs.fan_index("PREVALENT_WIND")] + pts[rs.fan_index("SEAT_WIND")]
-             if winds else 0)
-    if k:
-        fam = VI.meld_families(k)
-        ids = np.zeros(0, np.uint16)
-        accept = np.zeros(1, np.int8)
-        if self_drawn and all(m.kind != "kong" for m in meld_list):
-            # A self-drawn hand with chows and pungs never scores more than the
-            # same tiles closed (不求人 becomes 自摸, exposed pungs are not
-            # concealed, the winning tile has fewer choices), so a part whose
-            # closed counterpart is below the bar is skipped unscored.
-            index = VI.value_index(rs, progress=progress)
-            ids = index.ids
-            accept = np.where(index.counted >= need - slack, KV.ACCEPT_VERIFY,
-                              KV.ACCEPT_NO).astype(np.int8)
-            meld_counts = melded.astype(np.int64)
-            pos_s, pos_h, cls_of = VI.rank_tables()
-            full_off = VI.families().class_off
-    else:
-        fam = VI.families()
-        index = VI.value_index(rs, progress=progress)
-        ids = index.ids
-        accept = np.zeros(len(index.counted), np.int8)
-        if not self_drawn:
-            # a discard win never scores more than the self-drawn one (不求人 4
-            # becomes 门前清 2, 自摸 goes, a pung won on the discard is exposed)
-            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
-        elif winds:
-            wind_mode = True
-            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
-            accept[index.counted >= need] = KV.ACCEPT_YES
-        else:
-            accept[index.counted >= need] = KV.ACCEPT_YES
     # ties at the best overlap, to pick the easiest examples from (fewer with
     # melds, where each one costs a scoring)
-    pool = np.zeros((examples if k else max(4 * examples, 16), N_KINDS), np.int64)
-    all_tiles = bool(k) or not self_drawn
-    query = IndexQuery(h, unseen, True, ids, accept, wind_mode, row, all_tiles, int(target))
-    melds = MeldRanking(meld_counts, pos_s, pos_h, cls_of, full_off, fam.suit_ptr, fam.hon_ptr)
-    best, n_ex, verified = KV.nearest(fam.arrays(), query, melds, rs.kernel_rules(), pool)
+    best, pool, verified = nearest_patterns(
+        h, meld_list, melded, unseen, rs, target, level, (seat, rnd, self_drawn),
+        examples if k else max(4 * examples, 16), progress)
+    n_ex = len(pool)
     situation = {"self_drawn": self_drawn, "seat_wind": _WIND[seat],
                  "round_wind": _WIND[rnd]}
     text = hand_text(tiles_of_counts(counts), meld_list)

@@ -85,10 +85,11 @@ def _wait_flag(wait_rule):
     return L.F_LEFTMOST if wait_rule == "leftmost" else 0
 
 
-def _check_wild_melds(hand, wild):
+def check_wild_melds(melds, wild):
+    """HandError unless ``wild`` (a kind, -1 none) is absent from the melds but a concealed kong."""
     # A wild tile is never chowed or punged (or claimed for a kong); four of
     # them drawn by oneself may form a concealed kong, 混杠.
-    for m in hand.melds:
+    for m in melds:
         if wild in m.tiles and not (m.kind == "kong" and m.concealed):
             raise HandError(f"meld {m} uses the wild tile {tile_to_str(wild)}: a wild tile "
                             "can only be in a concealed kong (混杠)", code="bad_meld")
@@ -99,6 +100,24 @@ def meld_code(meld):
     if meld.kind == "kong":
         return L.M_CKONG if meld.concealed else L.M_KONG
     return _MELD_CODE[meld.kind]
+
+
+def situation_row(melds, seat, rnd, self_drawn, lianla, wild=-1):
+    """A kernel row with a hand's melds and situation but no tiles yet (int32).
+
+    The searches (:func:`mjkit.distance_to`, :func:`mjkit.winprob.win_chances`) write
+    the concealed counts and the winning tile of each candidate into a copy.
+    """
+    row = np.zeros(L.ROW_LEN, np.int32)
+    for i, m in enumerate(melds):
+        row[L.MELDS + 2 * i] = meld_code(m)
+        row[L.MELDS + 2 * i + 1] = m.tile
+    row[L.FLAGS] = L.F_SELF_DRAWN if self_drawn else 0
+    row[L.SEAT] = seat
+    row[L.ROUND] = rnd
+    row[L.WILD] = wild
+    row[L.LIANLA] = lianla
+    return row
 
 
 def encode_hand(hand, out=None, *, wild=-1, lianla=0, flags=0):
@@ -418,7 +437,7 @@ def _game_options(hand, rs, wild, lianla, wait_rule):
     """Validate the game options against the hand and rule set: (wild, level, flags)."""
     w = V.wild_kind(wild)
     if w >= 0:
-        _check_wild_melds(hand, w)
+        check_wild_melds(hand.melds, w)
     n = rs.streak_level(lianla, hand.seat_wind)
     if rs.self_drawn_only and not hand.self_drawn:
         raise HandError(f"rule set {rs.name!r} wins by self-draw only (自摸): "
@@ -576,7 +595,7 @@ class HandBatch:
             try:
                 hand = _as_hand(h, {})
                 if w >= 0:
-                    _check_wild_melds(hand, w)
+                    check_wild_melds(hand.melds, w)
                 if levels[i] and hand.seat_wind != 0:
                     raise HandError(f"lianla={levels[i]} with seat="
                                     f"{'ESWN'[hand.seat_wind]}: {DEALER_ONLY}", code="bad_flag")

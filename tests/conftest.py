@@ -23,14 +23,14 @@ import pytest
 #: Test modules that need the game kernel or the value index, or run in processes of their
 #: own that should find every kernel compiled (notebooks, the browser app).
 LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_checkpoint_integrity.py",
-        "test_distance.py", "test_targets.py", "test_cache_integrity.py", "test_cli.py",
-        "test_readme.py", "test_widgets.py", "test_notebooks.py", "test_app_server.py",
+        "test_distance.py", "test_targets.py", "test_winprob.py", "test_cache_integrity.py",
+        "test_cli.py", "test_readme.py", "test_widgets.py", "test_notebooks.py", "test_app_server.py",
         "test_browser.py")
 
 #: What the helper runs: the game kernel, without and with the value-aware
 #: directions (each is its own compilation; dazhong32 and gb tables have the same
 #: types, so one compilation serves both), the value index of dazhong32 and the
-#: distance and targets kernels that read it.
+#: distance, targets and win-probability kernels that read it.
 WARM_UP = """
 from mjkit.sim import play_hands
 play_hands(2, "dazhong32", seed=0)
@@ -38,6 +38,9 @@ play_hands(2, "dazhong32", seed=0, dealer_policy="value", others_policy="break")
 import mjkit
 mjkit.distance_to("123m234m345m67m99s", 32, "dazhong32")
 mjkit.targets("123m234m345m67m99s", 32, "dazhong32")
+from mjkit.winprob import win_chances
+win_chances("123m234m345m67m99sE", 2, "dazhong32", lianla=8, mode="exact")
+win_chances("123m234m345m67m99s", 5, "dazhong32", lianla=4, mode="graph")
 """
 
 _helper = {}

@@ -1,0 +1,544 @@
+"""Exact probability of a legal win within a number of draws (expectimax over draws and discards).
+
+The model (one player, no claims, no kongs): the tiles the player cannot see form the
+pool; each draw takes a tile uniformly from what is left of the pool; after a draw the
+player declares a self-drawn win when the 14 tiles are a **legal** win (the evaluator's
+counted fans reach the bar: never a P胡), else discards one of the 14 and, while draws
+remain, draws again.  A drawn tile never returns to the pool, discarded or not.
+
+The value of a 13-tile hand with ``r`` draws left is
+
+    V(h, r) = sum_x  pool[x] / N * ( 1 if h + x is a legal win
+                                     else max_d V(h + x - d, r - 1) )   (0 when r = 0)
+
+and ``F(h, r)``, the expected counted fans of the win (0 when there is none), follows the
+same choices (the discard with the highest ``V``, then the highest ``F``).  The search is
+exact: a hand whose structural need (``shanten.analyse``, wild tiles as jokers) exceeds
+the draws left cannot win and is cut, which never cuts a win; every other line is
+followed.  States are remembered by the tiles drawn and discarded so far, which fixes
+both the hand and the pool.
+
+None of these kernels calls the evaluator: numba would link a copy of it into each of
+them and optimise it again (minutes of compiling).  A search meets a complete shape it
+has no verdict for, records it in ``pending`` and counts it as no win; the caller scores
+the pending hands with the batch scorer ``score_batch`` runs (already compiled) and
+searches again.  Counting an unknown leaf as no win explores a superset of what the true
+verdicts explore, so the second search finds every verdict it needs.
+
+Explicit stacks only (no recursion: see docs/architecture.md), typed dictionaries for
+the memory.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+from .shanten import MODE_OVERALL, analyse
+
+N_KINDS = 34
+MAX_DRAWS = 6          # draws and discards encode into one int64 key up to 6 of each
+_BASE = 35             # key digits: kind + 1
+_NODE_KEY = types.UniTuple(types.int64, 2)     # a node's 34 counts, 3 bits each
+
+
+class WinProblem(NamedTuple):
+    """One question to the exact search, as arrays (made by ``mjkit.winprob``).
+
+    Attributes
+    ----------
+    melded : int64 (34,)
+        Copies of each kind inside the melds (the need reading's limits).
+    n_melds : int64
+    wild : int64
+        The wild kind, -1 for none.
+    """
+
+    melded: np.ndarray
+    n_melds: np.int64
+    wild: np.int64
+
+
+class Verdicts(NamedTuple):
+    """What the search knows of complete hands, keyed by (counts key a, b, winning tile).
+
+    Attributes
+    ----------
+    fans : typed Dict
+        Counted fans of a legal win, or -1 (complete but not legal).
+    pending : typed Dict
+        Complete hands met without a verdict (value unused).
+    """
+
+    fans: object
+    pending: object
+
+
+@njit(cache=True)
+def need_of(c, prob, tabs, sws):
+    """Tiles still needed by the counts ``c`` (0: a complete 14-tile shape).
+
+    Wild tiles count as jokers: the need of the other tiles less their number, a lower
+    bound of the real need (whether they complete a hand is the evaluator's word).
+    """
+    limit = np.int64(1)
+    mode = np.int64(MODE_OVERALL)
+    w = prob.wild
+    if w < 0 or c[w] == 0:
+        return analyse(c, prob.n_melds, prob.melded, limit, mode, tabs.stab, tabs.htab, sws)
+    j = c[w]
+    c[w] = 0
+    need = analyse(c, prob.n_melds, prob.melded, limit, mode, tabs.stab, tabs.htab, sws) - j
+    c[w] = j
+    return need if need > 0 else 0
+
+
+@njit(cache=True)
+def _node_key(c):
+    """34 counts as two int64 (3 bits a kind)."""
+    a = np.int64(0)
+    b = np.int64(0)
+    for t in range(21):
+        a |= np.int64(c[t]) << (3 * t)
+    for t in range(21, 34):
+        b |= np.int64(c[t]) << (3 * (t - 21))
+    return a, b
+
+
+@njit(cache=True)
+def win_fans(c, x, prob, tabs, sws, verdicts):
+    """Counted fans of the self-drawn win on ``x`` with the 14 counts ``c``; -1: no legal win.
+
+    A complete shape without a verdict yet is recorded in ``verdicts.pending`` (-1 now).
+    """
+    if need_of(c, prob, tabs, sws) != 0:
+        return -1
+    a, b = _node_key(c)
+    key = (a, b, np.int64(x))
+    if key in verdicts.fans:
+        return verdicts.fans[key]
+    verdicts.pending[key] = 0
+    return -1
+
+
+@njit(cache=True)
+def _key(held, pool, c0, pool0):
+    """The state as the sorted tiles drawn, then the sorted tiles discarded (base-35 digits)."""
+    key = np.int64(0)
+    for k in range(N_KINDS):
+        for _ in range(pool0[k] - pool[k]):
+            key = key * _BASE + (k + 1)
+    key = key * _BASE              # separator: keeps (drawn, discarded) pairs apart
+    for k in range(N_KINDS):
+        for _ in range(c0[k] + pool0[k] - pool[k] - held[k]):
+            key = key * _BASE + (k + 1)
+    return key
+
+
+@njit(cache=True)
+def expectimax(held, pool, draws, c0, pool0, prob, tabs, sws, verdicts, memo_p, memo_f):
+    """``(V, F)`` of the 13-tile (less melds) counts ``held`` with ``draws`` draws left.
+
+    ``pool`` holds the tiles left to draw; ``c0`` and ``pool0`` are the hand and pool at
+    the start of the question (the memory's keys are relative to them).  ``held`` and
+    ``pool`` are restored on return.  Chance nodes sit at even stack depths, discard
+    choices at odd ones.
+    """
+    depth_max = 2 * draws + 1
+    cur = np.full(depth_max, -1, np.int64)          # the draw or discard being tried
+    acc_p = np.zeros(depth_max)                      # chance: weighted sum; choice: best
+    acc_f = np.zeros(depth_max)
+    keys = np.zeros(depth_max, np.int64)
+    n_pool = np.int64(0)
+    for k in range(N_KINDS):
+        n_pool += pool[k]
+    j = 0
+    ret_p = 0.0
+    ret_f = 0.0
+    returning = False
+    while True:
+        if j % 2 == 0:
+            # chance node: draw x with weight pool[x]
+            left = draws - j // 2
+            if cur[j] == -1 and not returning:
+                acc_p[j] = 0.0
+                acc_f[j] = 0.0
+                done = left <= 0 or n_pool == 0
+                if not done:
+                    # the structural need of 13 tiles is the draws it takes at best
+                    if need_of(held, prob, tabs, sws) > left:
+                        done = True
+                if done:
+                    ret_p = 0.0
+                    ret_f = 0.0
+                    returning = True
+                    j -= 1
+                    if j < 0:
+                        return ret_p, ret_f
+                    continue
+                key = _key(held, pool, c0, pool0)
+                keys[j] = key
+                if key in memo_p:
+                    ret_p = memo_p[key]
+                    ret_f = memo_f[key]
+                    returning = True
+                    j -= 1
+                    if j < 0:
+                        return ret_p, ret_f
+                    continue
+            if returning:
+                # a choice below finished: its value times the weight of the draw
+                x = cur[j]
+                w = pool[x] + 1
+                acc_p[j] += w * ret_p
+                acc_f[j] += w * ret_f
+                held[x] -= 1
+                pool[x] += 1
+                n_pool += 1
+                returning = False
+            x = cur[j] + 1
+            pushed = False
+            while x < N_KINDS:
+                if pool[x] > 0:
+                    w = pool[x]
+                    held[x] += 1
+                    f = win_fans(held, x, prob, tabs, sws, verdicts)
+                    if f >= 0:
+                        acc_p[j] += w
+                        acc_f[j] += w * f
+                        held[x] -= 1
+                    elif left > 1:
+                        pool[x] -= 1
+                        n_pool -= 1
+                        cur[j] = x
+                        cur[j + 1] = -1
+                        j += 1
+                        pushed = True
+                        break
+                    else:
+                        held[x] -= 1
+                x += 1
+            if pushed:
+                continue
+            # every draw tried
+            total = n_pool
+            p = acc_p[j] / total
+            f = acc_f[j] / total
+            memo_p[keys[j]] = p
+            memo_f[keys[j]] = f
+            cur[j] = -1
+            ret_p = p
+            ret_f = f
+            returning = True
+            j -= 1
+            if j < 0:
+                return ret_p, ret_f
+        else:
+            # discard choice: the best of the distinct kinds held
+            if cur[j] == -1 and not returning:
+                acc_p[j] = -1.0
+                acc_f[j] = 0.0
+            if returning:
+                d = cur[j]
+                held[d] += 1
+                if ret_p > acc_p[j] + 1e-15 or (ret_p > acc_p[j] - 1e-15 and ret_f > acc_f[j]):
+                    acc_p[j] = ret_p
+                    acc_f[j] = ret_f
+                returning = False
+            d = cur[j] + 1
+            while d < N_KINDS and held[d] == 0:
+                d += 1
+            if d < N_KINDS:
+                held[d] -= 1
+                cur[j] = d
+                cur[j + 1] = -1
+                j += 1
+                continue
+            cur[j] = -1
+            ret_p = acc_p[j]
+            ret_f = acc_f[j]
+            returning = True
+            j -= 1
+
+
+def new_dict(key_type=types.int64, value_type=types.float64):
+    """An empty typed dictionary (the memories and verdicts the kernels fill)."""
+    return Dict.empty(key_type=key_type, value_type=value_type)
+
+
+@njit(cache=True)
+def search(c, pool, draws, prob, tabs, sws, verdicts, out_p, out_f):
+    """``(V, F)`` for 13 counts (into ``out_*[0]``) or after each discard of 14 (``out_*[d]``,
+    NaN where ``d`` is not held); returns the number of states remembered.
+
+    One memory serves every discard (its keys are relative to ``c``).
+    """
+    memo_p = Dict.empty(key_type=types.int64, value_type=types.float64)
+    memo_f = Dict.empty(key_type=types.int64, value_type=types.float64)
+    c0 = c.copy()
+    pool0 = pool.copy()
+    held = c.copy()
+    n = 0
+    for k in range(N_KINDS):
+        n += c[k]
+    if (n + 3 * prob.n_melds) % 3 == 1:
+        p, f = expectimax(held, pool, draws, c0, pool0, prob, tabs, sws, verdicts, memo_p,
+                          memo_f)
+        out_p[0] = p
+        out_f[0] = f
+        return len(memo_p)
+    for d in range(N_KINDS):
+        out_p[d] = np.nan
+        out_f[d] = np.nan
+        if held[d] == 0:
+            continue
+        held[d] -= 1
+        p, f = expectimax(held, pool, draws, c0, pool0, prob, tabs, sws, verdicts, memo_p,
+                          memo_f)
+        held[d] += 1
+        out_p[d] = p
+        out_f[d] = f
+    return len(memo_p)
+
+
+# ---------------------------------------------------------------- the graph of useful exchanges
+#
+# For more draws than the exact search reaches: the hands on the way from the start to the
+# accepted complete patterns at the least number of missing tiles (``targets``), one useful
+# exchange at a time (draw a tile a target misses, discard one it does not need).  A draw that
+# leads nowhere closer is thrown back (the hand stays).  The pool of a hand is the start's
+# less the tiles gained since the start; the wall shrinks by one each draw.
+
+
+class Graph(NamedTuple):
+    """The exchange graph of one start hand (nodes in order of decreasing missing tiles).
+
+    Attributes
+    ----------
+    counts : int8 (n, 34)
+        Each node's concealed counts.
+    miss : int64 (n,)
+        Tiles it misses from its nearest targets (1: one draw from a complete target).
+    edge_ptr : int64 (n + 1,)
+        Node ``i``'s exchanges are ``edge_x[edge_ptr[i]:edge_ptr[i + 1]]`` (the tile drawn)
+        and ``edge_to`` (the node after the best discard is chosen among them).
+    win_ptr : int64 (n + 1,)
+        Node ``i``'s wins: draw ``win_x[j]`` completes a target, worth ``win_fans[j]``
+        counted fans (-1: not a legal win; the caller fills them in, -2 before).
+    """
+
+    counts: np.ndarray
+    miss: np.ndarray
+    edge_ptr: np.ndarray
+    edge_x: np.ndarray
+    edge_to: np.ndarray
+    win_ptr: np.ndarray
+    win_x: np.ndarray
+    win_fans: np.ndarray
+
+
+@njit(cache=True)
+def _grow(a, n):
+    """``a`` with room for at least ``n`` items (doubling)."""
+    if n <= a.shape[0]:
+        return a
+    size = max(a.shape[0] * 2, 1)
+    while size < n:
+        size *= 2
+    out = np.zeros((size,) + a.shape[1:], a.dtype)
+    out[:a.shape[0]] = a
+    return out
+
+
+@njit(cache=True)
+def _need_of_target(h, targets, p):
+    m = 0
+    for t in range(N_KINDS):
+        d = targets[p, t] - h[t]
+        if d > 0:
+            m += d
+    return m
+
+
+@njit(cache=True)
+def exchange_graph(h0, pool0, targets, max_nodes):
+    """The :class:`Graph` from the 13 counts ``h0`` toward ``targets`` (int8 (T, 34)).
+
+    Only targets at the least number of missing tiles take part (the others are never
+    nearer after a useful exchange).  Returns ``(graph, complete)``; ``complete`` is False
+    when ``max_nodes`` was reached (the graph is then cut: an underestimate).
+    """
+    n_t = targets.shape[0]
+    m0 = 1000
+    for p in range(n_t):
+        m = _need_of_target(h0, targets, p)
+        if m < m0:
+            m0 = m
+    cap = 1024
+    counts = np.zeros((cap, N_KINDS), np.int8)
+    miss = np.zeros(cap, np.int64)
+    act_ptr = np.zeros(cap + 1, np.int64)
+    act = np.zeros(max(4 * cap, n_t + 1), np.int64)
+    edge_ptr = np.zeros(cap + 1, np.int64)
+    edge_x = np.zeros(4 * cap, np.int64)
+    edge_to = np.zeros(4 * cap, np.int64)
+    win_ptr = np.zeros(cap + 1, np.int64)
+    win_x = np.zeros(cap, np.int64)
+    win_f = np.zeros(cap, np.int64)
+    index = Dict.empty(key_type=_NODE_KEY, value_type=types.int64)
+    h = np.zeros(N_KINDS, np.int64)
+    c = np.zeros(N_KINDS, np.int64)
+    seen_x = np.zeros(N_KINDS, np.int64)
+    # the start node and its targets
+    n = 1
+    for t in range(N_KINDS):
+        counts[0, t] = h0[t]
+    miss[0] = m0
+    k = 0
+    for p in range(n_t):
+        if _need_of_target(h0, targets, p) == m0:
+            act[k] = p
+            k += 1
+    act_ptr[1] = k
+    index[_node_key(h0)] = 0
+    n_edges = 0
+    n_wins = 0
+    complete = True
+    i = 0
+    while i < n:
+        for t in range(N_KINDS):
+            h[t] = counts[i, t]
+        m = miss[i]
+        edge_ptr[i] = n_edges
+        win_ptr[i] = n_wins
+        for t in range(N_KINDS):
+            seen_x[t] = 0
+        for j in range(act_ptr[i], act_ptr[i + 1]):
+            p = act[j]
+            for x in range(N_KINDS):
+                if targets[p, x] <= h[x] or pool0[x] - max(h[x] - h0[x], 0) <= 0:
+                    continue
+                if m == 1:
+                    # h + x is target p itself: a win if the evaluator finds it legal
+                    if seen_x[x]:
+                        continue
+                    seen_x[x] = 1
+                    win_x = _grow(win_x, n_wins + 1)
+                    win_f = _grow(win_f, n_wins + 1)
+                    win_x[n_wins] = x
+                    win_f[n_wins] = -2
+                    n_wins += 1
+                    continue
+                for d in range(N_KINDS):
+                    have = h[d] + (1 if d == x else 0)
+                    if have <= targets[p, d]:
+                        continue
+                    for t in range(N_KINDS):
+                        c[t] = h[t]
+                    c[x] += 1
+                    c[d] -= 1
+                    key = _node_key(c)
+                    if key in index:
+                        child = index[key]
+                    else:
+                        if n >= max_nodes:
+                            complete = False
+                            continue
+                        child = n
+                        if n + 1 >= counts.shape[0]:
+                            # every per-node array to the same new size
+                            size = 2 * counts.shape[0]
+                            counts = _grow(counts, size)
+                            miss = _grow(miss, size)
+                            act_ptr = _grow(act_ptr, size + 1)
+                            edge_ptr = _grow(edge_ptr, size + 1)
+                            win_ptr = _grow(win_ptr, size + 1)
+                        for t in range(N_KINDS):
+                            counts[n, t] = c[t]
+                        miss[n] = m - 1
+                        # the child's targets: the parent's it is one tile nearer to
+                        k = act_ptr[n]
+                        for jj in range(act_ptr[i], act_ptr[i + 1]):
+                            q = act[jj]
+                            if _need_of_target(c, targets, q) == m - 1:
+                                act = _grow(act, k + 1)
+                                act[k] = q
+                                k += 1
+                        act_ptr[n + 1] = k
+                        index[key] = n
+                        n += 1
+                    # one edge per (x, child)
+                    dup = False
+                    for e in range(edge_ptr[i], n_edges):
+                        if edge_x[e] == x and edge_to[e] == child:
+                            dup = True
+                            break
+                    if not dup:
+                        edge_x = _grow(edge_x, n_edges + 1)
+                        edge_to = _grow(edge_to, n_edges + 1)
+                        edge_x[n_edges] = x
+                        edge_to[n_edges] = child
+                        n_edges += 1
+        i += 1
+    edge_ptr[n] = n_edges
+    win_ptr[n] = n_wins
+    g = Graph(counts[:n].copy(), miss[:n].copy(), edge_ptr[:n + 1].copy(),
+              edge_x[:n_edges].copy(), edge_to[:n_edges].copy(), win_ptr[:n + 1].copy(),
+              win_x[:n_wins].copy(), win_f[:n_wins].copy())
+    return g, complete
+
+
+@njit(cache=True)
+def graph_values(g, h0, pool0, draws, n_pool0):
+    """``(V, F)`` of the start node (node 0) of ``g`` with ``draws`` draws left.
+
+    ``V[r, i]``: the probability that node ``i`` wins within ``r`` draws, playing the best
+    exchange of the graph after each draw (a draw with none is thrown back); ``F`` the
+    expected counted fans of that win.  Draw ``r`` (counted down) is taken from a wall of
+    ``n_pool0 - (draws - r)`` tiles.
+    """
+    n = g.counts.shape[0]
+    v_prev = np.zeros(n)
+    f_prev = np.zeros(n)
+    v = np.zeros(n)
+    f = np.zeros(n)
+    best_v = np.zeros(N_KINDS)
+    best_f = np.zeros(N_KINDS)
+    for r in range(1, draws + 1):
+        wall = n_pool0 - (draws - r)
+        if wall <= 0:
+            break
+        for i in range(n):
+            if g.miss[i] > r:
+                v[i] = 0.0
+                f[i] = 0.0
+                continue
+            for x in range(N_KINDS):
+                best_v[x] = v_prev[i]
+                best_f[x] = f_prev[i]
+            for e in range(g.edge_ptr[i], g.edge_ptr[i + 1]):
+                x = g.edge_x[e]
+                to = g.edge_to[e]
+                if v_prev[to] > best_v[x] + 1e-15 or (v_prev[to] > best_v[x] - 1e-15
+                                                      and f_prev[to] > best_f[x]):
+                    best_v[x] = v_prev[to]
+                    best_f[x] = f_prev[to]
+            for j in range(g.win_ptr[i], g.win_ptr[i + 1]):
+                if g.win_fans[j] >= 0:
+                    x = g.win_x[j]
+                    best_v[x] = 1.0
+                    best_f[x] = g.win_fans[j]
+            sv = 0.0
+            sf = 0.0
+            for x in range(N_KINDS):
+                live = pool0[x] - max(g.counts[i, x] - h0[x], 0)
+                if live > 0:
+                    sv += live * best_v[x]
+                    sf += live * best_f[x]
+            v[i] = sv / wall
+            f[i] = sf / wall
+        for i in range(n):
+            v_prev[i] = v[i]
+            f_prev[i] = f[i]
+    return v_prev[0], f_prev[0]

@@ -1,0 +1,318 @@
+"""The probability of a legal win within a few draws, exactly, and what to discard for it.
+
+:func:`win_chances` answers, for a player's hand (13 tiles, or 14 before a discard), the
+rule set's bar (the 连拉 level counted, or ``min_fans``), the tiles the player can see and
+the number of draws left: the probability of a **legal** self-drawn win (counted fans at
+the bar; never a P胡) within those draws under the best play, and the expected counted
+fans of that win, per candidate discard.
+
+The answer is exact for its model (see :mod:`mjkit._kernels.winprob`): one player, no
+claims and no kongs; every unseen tile is live and each draw takes one of them uniformly;
+tiles drawn never come back.  The search grows about 400-fold per draw, so it is offered
+up to :data:`MAX_DRAWS` draws; it is the oracle the advisor's estimates are checked
+against.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import types
+
+from ._kernels import winprob as KW
+from ._kernels.bundles import ShantenTables
+from ._kernels.layout import COUNTS, WIN
+from ._kernels.shanten import WS_LEN as SWS_LEN, init_workspace
+from ._lazy import pandas as pd
+from .distance import nearest_patterns, target_fans
+from .errors import HandError
+from .rules import get_rules
+from .score import HandBatch, check_wild_melds, score_batch, situation_row
+from .shanten import read_hand_counts, shanten_tables
+from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
+from .validate import whole, wild_kind, wind
+
+__all__ = ["MAX_DRAWS", "Chance", "WinChances", "win_chances"]
+
+MAX_DRAWS = 4   # the exact search's limit here (its key holds up to KW.MAX_DRAWS)
+EXACT_UP_TO = 3        # mode="deep": the exact search up to this many draws, else the graph
+MAX_GRAPH_DRAWS = 200
+MODES = ("deep", "exact", "graph")
+_MAX_NODES = 100_000    # per start hand; beyond, the graph is cut (``WinChances.cut``)
+
+
+@dataclass(frozen=True)
+class Chance:
+    """One choice: discard ``tile`` (None for a 13-tile hand), then play on for the draws left."""
+
+    tile: str | None
+    p_win: float
+    exp_fans: float       # expected counted fans given a win (nan when p_win is 0)
+
+
+@dataclass
+class WinChances:
+    """What :func:`win_chances` found: the choices, best first."""
+
+    hand: str
+    rules: str
+    bar: int
+    lianla: int
+    draws: int
+    choices: list
+    states: int
+    seconds: float
+    wild: str | None = None
+    is_win: bool = False          # the 14 tiles are already a legal self-drawn win
+    win_fans: int = -1
+    cut: bool = False             # a graph reached its node limit: p_win is underestimated
+    situation: dict = field(default_factory=dict)
+
+    @property
+    def best(self):
+        """The best :class:`Chance` (highest ``p_win``, then ``exp_fans``)."""
+        return self.choices[0]
+
+    @property
+    def p_win(self):
+        """``p_win`` of the best choice."""
+        return self.best.p_win
+
+    def to_frame(self):
+        """One row per choice, best first: ``tile, p_win, exp_fans``."""
+        return pd.DataFrame([{"tile": c.tile, "p_win": c.p_win, "exp_fans": c.exp_fans}
+                             for c in self.choices])
+
+    def __repr__(self):
+        head = (f"WinChances({self.hand!r}, rules={self.rules!r}, bar={self.bar}, "
+                f"lianla={self.lianla}, draws={self.draws})")
+        rows = [f"  {c.tile or '-':>3}  p_win {c.p_win:.6f}  exp_fans "
+                + ("-" if np.isnan(c.exp_fans) else f"{c.exp_fans:.2f}") for c in self.choices]
+        return "\n".join([head] + rows)
+
+
+_TABLES = {}
+_LEAF_KEY = types.UniTuple(types.int64, 3)
+
+
+def _tables():
+    if "tabs" not in _TABLES:
+        _TABLES["tabs"] = ShantenTables(*shanten_tables())
+    return _TABLES["tabs"]
+
+
+def _sws():
+    sws = np.zeros(SWS_LEN, np.int64)
+    init_workspace(sws)
+    return sws
+
+
+def _order(c):
+    return (-c.p_win, -(0.0 if np.isnan(c.exp_fans) else c.exp_fans))
+
+
+class _Judge:
+    """Verdicts on complete hands by the batch scorer, for the kernels to look up."""
+
+    def __init__(self, rs, row, bar):
+        self.rs = rs
+        self.row = row
+        self.bar = bar
+        self.verdicts = KW.Verdicts(KW.new_dict(_LEAF_KEY, types.int64),
+                                    KW.new_dict(_LEAF_KEY, types.int64))
+
+    def judge(self, counts, wins):
+        """Counted fans (or -1) of the self-drawn wins on ``wins`` with 14-tile ``counts``."""
+        if len(counts) == 0:
+            return np.zeros(0, np.int64)
+        rows = np.tile(self.row, (len(counts), 1))
+        rows[:, COUNTS:COUNTS + N_KINDS] = counts
+        rows[:, WIN] = wins
+        res = score_batch(HandBatch(rows), rules=self.rs)
+        return np.where(res.is_win & (res.counted >= self.bar), res.counted, -1)
+
+    def settle(self):
+        """Score what the last search left pending; False when nothing was."""
+        pending = self.verdicts.pending
+        if len(pending) == 0:
+            return False
+        keys = list(pending.keys())
+        pending.clear()
+        counts = np.zeros((len(keys), N_KINDS), np.int64)
+        for i, (a, b, _) in enumerate(keys):
+            for t in range(21):
+                counts[i, t] = (a >> (3 * t)) & 7
+            for t in range(21, N_KINDS):
+                counts[i, t] = (b >> (3 * (t - 21))) & 7
+        fans = self.judge(counts, [k[2] for k in keys])
+        for k, f in zip(keys, fans):
+            self.verdicts.fans[k] = int(f)
+        return True
+
+
+def _search(c, pool, draws, prob, tabs, sws, judge):
+    out_p = np.empty(N_KINDS)
+    out_f = np.empty(N_KINDS)
+    while True:
+        states = KW.search(c, pool, np.int64(draws), prob, tabs, sws, judge.verdicts, out_p,
+                           out_f)
+        if not judge.settle():
+            return out_p, out_f, states
+
+
+def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visible=None,
+                wild=None, seat_wind="E", round_wind="E", melds=None, mode="deep"):
+    """Exact probability of a legal self-drawn win within ``draws`` draws, per discard.
+
+    Parameters
+    ----------
+    hand : str, Hand, 34 counts or sequence of tiles
+        13 or 14 tiles counting each meld as 3, as :func:`mjkit.shanten.shanten` reads
+        them (``"[123p]45m..."``).  Wild tiles held are tiles of the ``wild`` kind.
+    draws : int
+        Draws left to the player, 0..:data:`MAX_DRAWS`.
+    rules : str or RuleSet
+    lianla : int
+        The dealer's 连N拉N level (seat East only); its 4N fans count toward the bar.
+    min_fans : int, optional
+        The bar in counted fans, the 连拉 line included (default: the rule set's minimum).
+    visible : str or sequence of tiles, optional
+        Tiles the player sees elsewhere (discards, others' melds, a turned wild
+        indicator): not live.
+    wild : str or int, optional
+        The wild tile kind (财神).
+    seat_wind, round_wind : str or int
+        Default East, East.
+    melds : str or sequence of Meld, optional
+        The melds when ``hand`` is counts or a tile list.
+    mode : {"deep", "exact", "graph"}
+        ``"exact"``: the exact search (up to :data:`MAX_DRAWS` draws).  ``"graph"``: the
+        graph of useful exchanges toward the accepted complete hands nearest to the hand
+        (see Notes).  ``"deep"``: the exact search up to :data:`EXACT_UP_TO` draws, the
+        graph beyond.
+
+    Returns
+    -------
+    WinChances
+        ``choices``: one :class:`Chance` per distinct discard of a 14-tile hand (one, with
+        ``tile=None``, for 13 tiles), best first; ``is_win`` when the 14 tiles already are
+        a legal win.
+
+    Raises
+    ------
+    HandError
+        A malformed hand, a fifth copy, a wrong tile count, ``draws`` outside
+        0..MAX_DRAWS, a bad ``min_fans``, 连拉 off the dealer's seat or in a rule set
+        without it.
+
+    Notes
+    -----
+    Wins are self-drawn, with no flowers and without the situation fans of the last
+    tile of the wall, a kong or 和绝张 (the model does not know when the wall ends).
+    Kongs are not declared: a fourth copy is simply held.
+
+    The graph (``mode="deep"`` beyond :data:`EXACT_UP_TO` draws) plays only *useful*
+    exchanges: each draw either brings the hand one tile nearer to one of the accepted
+    complete patterns at the least number of missing tiles (``distance_to``'s targets,
+    the discard chosen among those that keep it so) or is thrown back; hand changes at an
+    equal distance and detours through farther targets are not played, so its ``p_win``
+    is the value of a restricted policy, at most the optimum.  Its pool is the start's
+    less the tiles kept since (a drawn tile thrown back is counted live again, a slight
+    overestimate).  Wild tiles are not supported by the graph yet (HandError).
+    """
+    t0 = time.perf_counter()
+    rs = get_rules(rules)
+    if mode not in MODES:
+        raise HandError(f"mode must be one of {MODES}, got {mode!r}", code="unknown_name")
+    exact = mode == "exact"
+    draws = whole("draws", draws, 0, MAX_DRAWS if exact else MAX_GRAPH_DRAWS)
+    exact = exact or (mode == "deep" and draws <= EXACT_UP_TO)
+    seat = wind(seat_wind, "seat_wind")
+    rnd = wind(round_wind, "round_wind")
+    level = rs.streak_level(lianla, seat)
+    bar = target_fans(rs, min_fans, level)
+    wk = wild_kind(wild)
+    counts, meld_list, melded, seen = read_hand_counts(hand, melds, visible)
+    n_conc = int(counts.sum())
+    k = len(meld_list)
+    if n_conc not in (13 - 3 * k, 14 - 3 * k):
+        raise HandError(f"win_chances needs 13 or 14 tiles (melds count 3), got "
+                        f"{n_conc + 3 * k}", code="tile_count")
+    if wk >= 0:
+        check_wild_melds(meld_list, wk)
+        if not exact:
+            raise HandError(f"wild tiles with more than {EXACT_UP_TO} draws are not "
+                            "supported yet", code="bad_argument")
+    pool = np.ascontiguousarray(4 - counts - melded - seen, np.int64)
+    c = np.ascontiguousarray(counts, np.int64)
+    prob = KW.WinProblem(np.ascontiguousarray(melded, np.int64), np.int64(k), np.int64(wk))
+    tabs = _tables()
+    sws = _sws()
+    judge = _Judge(rs, situation_row(meld_list, seat, rnd, True, level, wk), bar)
+    text = tiles_to_str(tiles_of_counts(counts))
+    is_win = False
+    wf = -1
+    cut = False
+    if n_conc == 14 - 3 * k:
+        held = np.flatnonzero(c)
+        wins = judge.judge(np.tile(c, (len(held), 1)), held)
+        wf = int(wins.max())
+        is_win = wf >= 0
+        choices = []
+        if exact:
+            out_p, out_f, states = _search(c, pool, draws, prob, tabs, sws, judge)
+            choices = [Chance(tile_to_str(d), float(out_p[d]), _given(out_p[d], out_f[d]))
+                       for d in range(N_KINDS) if c[d] > 0]
+        else:
+            states = 0
+            for d in held:
+                c[d] -= 1
+                p, f, n, whole_graph = _graph_value(c, meld_list, melded, pool, draws, rs, bar,
+                                                    level, (seat, rnd), judge)
+                c[d] += 1
+                states += n
+                cut = cut or not whole_graph
+                choices.append(Chance(tile_to_str(int(d)), p, _given(p, f)))
+    else:
+        if exact:
+            out_p, out_f, states = _search(c, pool, draws, prob, tabs, sws, judge)
+            p, f = out_p[0], out_f[0]
+        else:
+            p, f, states, whole_graph = _graph_value(c, meld_list, melded, pool, draws, rs,
+                                                     bar, level, (seat, rnd), judge)
+            cut = not whole_graph
+        choices = [Chance(None, float(p), _given(p, f))]
+    choices.sort(key=_order)
+    return WinChances(text, rs.name, int(bar), level, draws, choices, int(states),
+                      time.perf_counter() - t0, wild=None if wk < 0 else tile_to_str(wk),
+                      is_win=is_win, win_fans=wf, cut=cut,
+                      situation={"seat_wind": seat, "round_wind": rnd})
+
+
+def _given(p, f):
+    return float(f / p) if p > 0 else float("nan")
+
+
+def _graph_value(h0, meld_list, melded, pool, draws, rs, bar, level, situation, judge):
+    """``(p, f, nodes, whole)`` of the 13 counts ``h0`` by the exchange graph."""
+    seat, rnd = situation
+    cap = 4096
+    while True:
+        best, pats, _ = nearest_patterns(h0, meld_list, melded, pool, rs, bar, level,
+                                         (seat, rnd, True), cap)
+        if len(pats) < cap or cap >= 1 << 16:
+            break
+        cap *= 4
+    if best < 0:
+        return 0.0, 0.0, 0, True
+    g, whole_graph = KW.exchange_graph(h0, pool, pats.astype(np.int8), np.int64(_MAX_NODES))
+    if len(g.win_x):
+        # each win candidate: its node's counts plus the drawn tile
+        node = np.repeat(np.arange(len(g.miss)), np.diff(g.win_ptr))
+        counts = g.counts[node].astype(np.int64)
+        counts[np.arange(len(node)), g.win_x] += 1
+        g.win_fans[:] = judge.judge(counts, g.win_x)
+    p, f = KW.graph_values(g, h0, pool, np.int64(draws), np.int64(pool.sum()))
+    return float(p), float(f), len(g.miss), bool(whole_graph)
