@@ -379,23 +379,6 @@ def _finish_row(tab, key, ws, b, n_sets):
 
 
 @njit(cache=True, inline="always")
-def _split_min(ta, ka, tb, kb, i, j, m0, m1):
-    """One split of sets between two groups read from table rows ``ta[ka]`` and
-    ``tb[kb]`` (``i``, ``j``: twice their sets): the running least needs
-    without the pair (``m0``) and with it in either group (``m1``)."""
-    v = np.int64(ta[ka, i]) + np.int64(tb[kb, j])
-    if v < m0:
-        m0 = v
-    v = np.int64(ta[ka, i + 1]) + np.int64(tb[kb, j])
-    if v < m1:
-        m1 = v
-    v = np.int64(ta[ka, i]) + np.int64(tb[kb, j + 1])
-    if v < m1:
-        m1 = v
-    return m0, m1
-
-
-@njit(cache=True, inline="always")
 def need_keys(ws, at, n_sets, stab, htab):
     """Regular need from the four group keys at ``ws[at:]``, all by table.
 
@@ -415,8 +398,24 @@ def need_keys(ws, at, n_sets, stab, htab):
         for s1 in range(s + 1):
             i = 2 * s1
             j = 2 * (s - s1)
-            a0, a1 = _split_min(stab, k0, stab, k1, i, j, a0, a1)
-            b0, b1 = _split_min(stab, k2, htab, k3, i, j, b0, b1)
+            v = np.int64(stab[k0, i]) + np.int64(stab[k1, j])
+            if v < a0:
+                a0 = v
+            v = np.int64(stab[k0, i + 1]) + np.int64(stab[k1, j])
+            if v < a1:
+                a1 = v
+            v = np.int64(stab[k0, i]) + np.int64(stab[k1, j + 1])
+            if v < a1:
+                a1 = v
+            v = np.int64(stab[k2, i]) + np.int64(htab[k3, j])
+            if v < b0:
+                b0 = v
+            v = np.int64(stab[k2, i + 1]) + np.int64(htab[k3, j])
+            if v < b1:
+                b1 = v
+            v = np.int64(stab[k2, i]) + np.int64(htab[k3, j + 1])
+            if v < b1:
+                b1 = v
         ws[W_L2 + 2 * s] = a0
         ws[W_L2 + 2 * s + 1] = a1
         ws[W_R1 + 2 * s] = b0
