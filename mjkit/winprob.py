@@ -6,11 +6,12 @@ the number of draws left: the probability of a **legal** self-drawn win (counted
 the bar; never a P胡) within those draws under the best play, and the expected counted
 fans of that win, per candidate discard.
 
-The answer is exact for its model (see :mod:`mjkit._kernels.winprob`): one player, no
-claims and no kongs; every unseen tile is live and each draw takes one of them uniformly;
-tiles drawn never come back.  The search grows about 400-fold per draw, so it is offered
-up to :data:`MAX_DRAWS` draws; it is the oracle the advisor's estimates are checked
-against.
+The model (see :mod:`mjkit._kernels.winprob`): one player, no claims and no kongs; every
+unseen tile is live and each draw takes one of them uniformly; tiles drawn never come
+back.  ``mode="exact"`` answers exactly for that model (the search grows about 400-fold
+per draw, so up to :data:`MAX_DRAWS` draws); ``mode="graph"`` plays the useful exchanges
+toward the nearest accepted complete hands, for any number of draws; ``mode="deep"``
+(the default) is exact up to :data:`EXACT_UP_TO` draws and the graph beyond.
 """
 
 from __future__ import annotations
