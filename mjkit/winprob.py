@@ -1,4 +1,4 @@
-"""The probability of a legal win within a few draws, exactly, and what to discard for it.
+"""The probability of a legal win within the draws left, and what to discard for it.
 
 :func:`win_chances` answers, for a player's hand (13 tiles, or 14 before a discard), the
 rule set's bar (the 连拉 level counted, or ``min_fans``), the tiles the player can see and
