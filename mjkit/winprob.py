@@ -94,14 +94,7 @@ class WinChances:
         return "\n".join([head] + rows)
 
 
-_TABLES = {}
 _LEAF_KEY = types.UniTuple(types.int64, 3)
-
-
-def _tables():
-    if "tabs" not in _TABLES:
-        _TABLES["tabs"] = ShantenTables(*shanten_tables())
-    return _TABLES["tabs"]
 
 
 def _sws():
@@ -141,13 +134,10 @@ class _Judge:
             return False
         keys = list(pending.keys())
         pending.clear()
+        arr = np.array(keys, np.int64)
         counts = np.zeros((len(keys), N_KINDS), np.int64)
-        for i, (a, b, _) in enumerate(keys):
-            for t in range(21):
-                counts[i, t] = (a >> (3 * t)) & 7
-            for t in range(21, N_KINDS):
-                counts[i, t] = (b >> (3 * (t - 21))) & 7
-        fans = self.judge(counts, [k[2] for k in keys])
+        KW.node_counts(arr, counts)
+        fans = self.judge(counts, arr[:, 2])
         for k, f in zip(keys, fans):
             self.verdicts.fans[k] = int(f)
         return True
@@ -165,7 +155,7 @@ def _search(c, pool, draws, prob, tabs, sws, judge):
 
 def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visible=None,
                 wild=None, seat_wind="E", round_wind="E", melds=None, mode="deep"):
-    """Exact probability of a legal self-drawn win within ``draws`` draws, per discard.
+    """Probability of a legal self-drawn win within ``draws`` draws, per discard.
 
     Parameters
     ----------
@@ -173,7 +163,8 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
         13 or 14 tiles counting each meld as 3, as :func:`mjkit.shanten.shanten` reads
         them (``"[123p]45m..."``).  Wild tiles held are tiles of the ``wild`` kind.
     draws : int
-        Draws left to the player, 0..:data:`MAX_DRAWS`.
+        Draws left to the player: 0..:data:`MAX_DRAWS` with ``mode="exact"``, else
+        0..:data:`MAX_GRAPH_DRAWS`.
     rules : str or RuleSet
     lianla : int
         The dealer's 连N拉N level (seat East only); its 4N fans count toward the bar.
@@ -249,7 +240,7 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     pool = np.ascontiguousarray(4 - counts - melded - seen, np.int64)
     c = np.ascontiguousarray(counts, np.int64)
     prob = KW.WinProblem(np.ascontiguousarray(melded, np.int64), np.int64(k), np.int64(wk))
-    tabs = _tables()
+    tabs = ShantenTables(*shanten_tables())    # shanten_tables() is cached
     sws = _sws()
     judge = _Judge(rs, situation_row(meld_list, seat, rnd, True, level, wk), bar)
     text = tiles_to_str(tiles_of_counts(counts))

@@ -44,7 +44,7 @@ from .policy import (
     connection, directed_discard, need_after, policy_scratch,
 )
 from .rng import below, stream_seed
-from .shanten import MODE_OVERALL, MODE_USEFUL, N_FORMS, W_FORMS, W_USE, analyse
+from .shanten import MODE_USEFUL, N_FORMS, W_FORMS, W_USE, analyse, wild_need
 
 N_WALL = 144
 N_KINDS = 34
@@ -103,29 +103,6 @@ def _draw(p, from_back, t):
 
 
 @njit(cache=True, inline="always")
-def _need(c, n_melds, wild, nocap, tabs, sws):
-    """Tiles still needed (0: complete 14-type hand; 1: ready 13-type hand).
-
-    Wild tiles stand for any tile: the need of the rest less their number
-    (whether they really complete the hand is the evaluator's word).
-    ``nocap`` is all zeros: copies inside melds are not taken off the limit
-    of four.  Completeness does not depend on it (the tiles are in the
-    hand), and the table-driven fast path this keeps is about seven times
-    quicker than the capped reading for a hand with melds; a policy may
-    then rarely count on a fifth copy.
-    """
-    limit = np.int64(1)
-    mode = np.int64(MODE_OVERALL)
-    if wild < 0 or c[wild] == 0:
-        return analyse(c, n_melds, nocap, limit, mode, tabs.stab, tabs.htab, sws)
-    j = c[wild]
-    c[wild] = 0
-    need = analyse(c, n_melds, nocap, limit, mode, tabs.stab, tabs.htab, sws) - j
-    c[wild] = j
-    return need if need > 0 else 0
-
-
-@njit(cache=True, inline="always")
 def _useful(c, n_melds, wild, nocap, seen, tabs, sws):
     """Unseen copies of the tiles that would lower the need of ``c`` (13-type hand)."""
     j = 0
@@ -161,7 +138,7 @@ def efficiency_discard(c, n_melds, wild, nocap, seen, tabs, sws):
         if c[k] == 0 or k == wild:
             continue
         c[k] -= 1
-        needs[k] = _need(c, n_melds, wild, nocap, tabs, sws)
+        needs[k] = wild_need(c, n_melds, wild, nocap, tabs, sws)
         c[k] += 1
         if needs[k] < best_need:
             best_need = needs[k]
@@ -316,7 +293,7 @@ def _claim_need(q, d, c, n_melds, t, tabs, dirs, ps):
     if dirs is not None:
         if d >= 0:
             return need_after(d, c, n_melds, t.mtype[q], t.mtile[q], wild, dirs, tabs, ps)
-    return _need(c, n_melds, wild, t.nocap, tabs, ps.sws)
+    return wild_need(c, n_melds, wild, t.nocap, tabs, ps.sws)
 
 
 @njit(cache=True)
@@ -507,7 +484,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
                 # kongs and a self-drawn win
                 exhausted = False
                 while True:
-                    if _need(conc[cur], seats[cur].n_melds, wild, t.nocap, tabs, sws) == 0:
+                    if wild_need(conc[cur], seats[cur].n_melds, wild, t.nocap, tabs, sws) == 0:
                         flags = F_SELF_DRAWN
                         if h.taken >= h.limit:
                             flags |= F_LAST_WALL
@@ -667,7 +644,7 @@ def _win_on(cur, k, flags, t, par, rules, tabs, wk, out, out_fans):
         if par.solitaire and q != 0:
             continue
         t.conc[q, k] += 1
-        if _need(t.conc[q], t.seats[q].n_melds, wild, t.nocap, tabs, wk.pol.sws) == 0:
+        if wild_need(t.conc[q], t.seats[q].n_melds, wild, t.nocap, tabs, wk.pol.sws) == 0:
             counted, total = _win_value(q, k, flags, t, par, rules, wk.score)
             if counted >= par.minimum:
                 _record(out, out_fans, t, q, flags, counted, total, wk.score.fan)

@@ -175,7 +175,7 @@ class Table(NamedTuple):
     seen : int64 (34,)
         Tiles every player has seen (discards, melds).
     nocap : int64 (34,)
-        All zeros: the copies in melds the need reading takes off (see ``game._need``).
+        All zeros: the copies in melds the need reading takes off (see ``shanten.wild_need``).
     seats : SEAT_DTYPE (4,)
         Each player's state.
     hand : HAND_DTYPE (1,)

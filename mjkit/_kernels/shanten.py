@@ -827,6 +827,28 @@ def analyse(cnt, n_melds, melded, limit, mode, stab, htab, ws):
     return _analyse_ws(ws, n_melds, limit, mode, stab, htab)
 
 
+@njit(cache=True, inline="always")
+def wild_need(c, n_melds, wild, melded, tabs, ws):
+    """Tiles still needed by ``c`` (0: a complete 14-type hand; 1: a ready 13-type hand).
+
+    Wild tiles (kind ``wild``, -1 none) stand for any tile: the need of the other tiles
+    less their number, a lower bound of the real need (whether they complete a hand is
+    the evaluator's word).  ``melded``: copies inside the melds, the limits of
+    :func:`analyse`; all zeros takes no copies off the limit of four, which keeps the
+    table-driven fast path (about seven times quicker with melds; completeness does not
+    depend on it).  ``tabs``: a ``bundles.ShantenTables``.
+    """
+    limit = np.int64(1)
+    mode = np.int64(MODE_OVERALL)
+    if wild < 0 or c[wild] == 0:
+        return analyse(c, n_melds, melded, limit, mode, tabs.stab, tabs.htab, ws)
+    j = c[wild]
+    c[wild] = 0
+    need = analyse(c, n_melds, melded, limit, mode, tabs.stab, tabs.htab, ws) - j
+    c[wild] = j
+    return need if need > 0 else 0
+
+
 #: ``out_shanten`` of a row that is not a hand (see :func:`shanten_rows`).
 INVALID = -9
 

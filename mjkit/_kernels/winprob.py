@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from .shanten import MODE_OVERALL, analyse
+from .shanten import wild_need
 
 N_KINDS = 34
 MAX_DRAWS = 6          # draws and discards encode into one int64 key up to 6 of each
@@ -76,25 +76,6 @@ class Verdicts(NamedTuple):
 
 
 @njit(cache=True)
-def need_of(c, prob, tabs, sws):
-    """Tiles still needed by the counts ``c`` (0: a complete 14-tile shape).
-
-    Wild tiles count as jokers: the need of the other tiles less their number, a lower
-    bound of the real need (whether they complete a hand is the evaluator's word).
-    """
-    limit = np.int64(1)
-    mode = np.int64(MODE_OVERALL)
-    w = prob.wild
-    if w < 0 or c[w] == 0:
-        return analyse(c, prob.n_melds, prob.melded, limit, mode, tabs.stab, tabs.htab, sws)
-    j = c[w]
-    c[w] = 0
-    need = analyse(c, prob.n_melds, prob.melded, limit, mode, tabs.stab, tabs.htab, sws) - j
-    c[w] = j
-    return need if need > 0 else 0
-
-
-@njit(cache=True)
 def _node_key(c):
     """34 counts as two int64 (3 bits a kind)."""
     a = np.int64(0)
@@ -107,12 +88,24 @@ def _node_key(c):
 
 
 @njit(cache=True)
+def node_counts(keys, out):
+    """The counts of each ``(a, b, ...)`` key row of :func:`_node_key` into ``out[i]``."""
+    for i in range(keys.shape[0]):
+        a = keys[i, 0]
+        b = keys[i, 1]
+        for t in range(21):
+            out[i, t] = (a >> (3 * t)) & 7
+        for t in range(21, 34):
+            out[i, t] = (b >> (3 * (t - 21))) & 7
+
+
+@njit(cache=True)
 def win_fans(c, x, prob, tabs, sws, verdicts):
     """Counted fans of the self-drawn win on ``x`` with the 14 counts ``c``; -1: no legal win.
 
     A complete shape without a verdict yet is recorded in ``verdicts.pending`` (-1 now).
     """
-    if need_of(c, prob, tabs, sws) != 0:
+    if wild_need(c, prob.n_melds, prob.wild, prob.melded, tabs, sws) != 0:
         return -1
     a, b = _node_key(c)
     key = (a, b, np.int64(x))
@@ -167,7 +160,7 @@ def expectimax(held, pool, draws, c0, pool0, prob, tabs, sws, verdicts, memo_p, 
                 done = left <= 0 or n_pool == 0
                 if not done:
                     # the structural need of 13 tiles is the draws it takes at best
-                    if need_of(held, prob, tabs, sws) > left:
+                    if wild_need(held, prob.n_melds, prob.wild, prob.melded, tabs, sws) > left:
                         done = True
                 if done:
                     ret_p = 0.0
