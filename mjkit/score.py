@@ -120,6 +120,21 @@ def situation_row(melds, seat, rnd, self_drawn, lianla, wild=-1):
     return row
 
 
+def legal_counted(row, counts, wins, rules, bar):
+    """Counted fans of each hand ``counts[i]`` won on ``wins[i]`` in ``row``'s situation.
+
+    ``row`` comes from :func:`situation_row`; -1 where the hand is no win or its counted
+    fans (连拉 included) miss ``bar`` (a P胡).  One :func:`score_batch` call for all.
+    """
+    if len(counts) == 0:
+        return np.zeros(0, np.int64)
+    rows = np.tile(row, (len(counts), 1))
+    rows[:, L.COUNTS:L.COUNTS + N_KINDS] = counts
+    rows[:, L.WIN] = wins
+    res = score_batch(HandBatch(rows), rules=rules)
+    return np.where(res.is_win & (res.counted >= bar), res.counted, -1).astype(np.int64)
+
+
 def encode_hand(hand, out=None, *, wild=-1, lianla=0, flags=0):
     """The kernel row of a validated :class:`~mjkit.hand.Hand` (int32).
 

@@ -313,7 +313,8 @@ def _hand_fans(rs):
 
 
 # Kernel files left out of the cache key: they do not score or build.
-_QUERY_ONLY = ("shanten.py", "game.py", "game_state.py", "policy.py", "rng.py", "winprob.py")
+_QUERY_ONLY = ("shanten.py", "game.py", "game_state.py", "policy.py", "rng.py", "solo.py",
+               "winprob.py")
 
 
 def _index_key(rs, fam):
@@ -641,8 +642,19 @@ def _save(folder, key, idx):
                       "rules": idx.rules, "fan_keys": list(idx.fan_keys)})
 
 
+# (id(rs), id(fam)) -> (rs, fam, key): every query asks for the key, and hashing the
+# sources and tables took milliseconds; the objects are held so their ids stay theirs.
+# The kernels a process has loaded do not change, so neither does its key.
+_KEYS: dict = {}
+
+
 def _key(rs, fam):
-    return f"v{_VERSION}-{rs.name}-{_index_key(rs, fam)}"
+    hit = _KEYS.get((id(rs), id(fam)))
+    if hit is not None:
+        return hit[2]
+    key = f"v{_VERSION}-{rs.name}-{_index_key(rs, fam)}"
+    _KEYS[(id(rs), id(fam))] = (rs, fam, key)
+    return key
 
 
 def index_available(rules="dazhong32"):

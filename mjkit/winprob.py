@@ -24,13 +24,12 @@ from numba import types
 
 from ._kernels import winprob as KW
 from ._kernels.bundles import ShantenTables
-from ._kernels.layout import COUNTS, WIN
 from ._kernels.shanten import WS_LEN as SWS_LEN, init_workspace
 from ._lazy import pandas as pd
 from .distance import nearest_patterns, target_fans
 from .errors import HandError
 from .rules import get_rules
-from .score import HandBatch, check_wild_melds, score_batch, situation_row
+from .score import check_wild_melds, legal_counted, situation_row
 from .shanten import read_hand_counts, shanten_tables
 from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
 from .validate import whole, wild_kind, wind
@@ -119,13 +118,7 @@ class _Judge:
 
     def judge(self, counts, wins):
         """Counted fans (or -1) of the self-drawn wins on ``wins`` with 14-tile ``counts``."""
-        if len(counts) == 0:
-            return np.zeros(0, np.int64)
-        rows = np.tile(self.row, (len(counts), 1))
-        rows[:, COUNTS:COUNTS + N_KINDS] = counts
-        rows[:, WIN] = wins
-        res = score_batch(HandBatch(rows), rules=self.rs)
-        return np.where(res.is_win & (res.counted >= self.bar), res.counted, -1)
+        return legal_counted(self.row, counts, wins, self.rs, self.bar)
 
     def settle(self):
         """Score what the last search left pending; False when nothing was."""

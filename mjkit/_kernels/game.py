@@ -40,11 +40,11 @@ from .layout import (
 from .policy import (
     ASK_CHOW, ASK_DISCARD, ASK_KONG, ASK_PUNG, D_VALUE_OPEN, INF, POLICY_BREAK, POLICY_EFFICIENCY,
     POLICY_USER, POLICY_VALUE, V_BAR, V_DISCARDER, V_FLOWERS, V_HAND, V_LEN, V_LEVEL,
-    V_MELDS, V_N_MELDS, V_SEAT, V_SEEN, V_TILE, V_WALL_LEFT, V_WILD, V_ASK, choose_directions,
-    connection, directed_discard, need_after, policy_scratch,
+    V_MELDS, V_N_MELDS, V_SEAT, V_SEEN, V_TILE, V_WALL_LEFT, V_WILD, V_ASK, efficiency_discard,
+    need_after, policy_scratch, value_discard,
 )
 from .rng import below, stream_seed
-from .shanten import MODE_USEFUL, N_FORMS, W_FORMS, W_USE, analyse, wild_need
+from .shanten import wild_need
 
 N_WALL = 144
 N_KINDS = 34
@@ -55,8 +55,6 @@ WILD_TURNED = 2      # the first tile from the back of the wall that is not a fl
 
 ERR_DISCARD = 1      # a user policy discarded a tile not in hand
 
-UKEIRE_FROM = 2      # the efficiency discard counts useful tiles from one from ready (costly)
-RESCAN = 3           # an uncommitted value-aware player looks at every direction every 3rd turn
 
 # What the first call compiles.  Constants passed to a kernel are given as np.int64(...) /
 # np.bool_(...): numba compiles a callee once more for every literal value a call site hands
@@ -100,66 +98,6 @@ def _draw(p, from_back, t):
             continue
         t.conc[p, k] += 1
         return k
-
-
-@njit(cache=True, inline="always")
-def _useful(c, n_melds, wild, nocap, seen, tabs, sws):
-    """Unseen copies of the tiles that would lower the need of ``c`` (13-type hand)."""
-    j = 0
-    if wild >= 0:
-        j = c[wild]
-        c[wild] = 0
-    need = analyse(c, n_melds, nocap, np.int64(1), np.int64(MODE_USEFUL), tabs.stab, tabs.htab,
-                   sws)
-    if wild >= 0:
-        c[wild] = j
-    mask = np.int64(0)
-    for f in range(N_FORMS):
-        if sws[W_FORMS + f] == need:
-            mask |= sws[W_USE + f]
-    total = 0
-    for k in range(N_KINDS):
-        if (mask >> k) & 1:
-            left = 4 - c[k] - seen[k]
-            if left > 0:
-                total += left
-    return total
-
-
-@njit(cache=True, inline="always")
-def efficiency_discard(c, n_melds, wild, nocap, seen, tabs, sws):
-    """The tile-efficiency discard and the need it leaves: lowest need after it, then (once
-    the hand is within ``UKEIRE_FROM`` of ready) the most unseen tiles that would lower that
-    need, then the least connected tile, honours and terminals before simples, then the
-    lowest kind.  Wild tiles are kept."""
-    best_need = 1 << 30
-    needs = np.empty(N_KINDS, np.int64)
-    for k in range(N_KINDS):
-        if c[k] == 0 or k == wild:
-            continue
-        c[k] -= 1
-        needs[k] = wild_need(c, n_melds, wild, nocap, tabs, sws)
-        c[k] += 1
-        if needs[k] < best_need:
-            best_need = needs[k]
-    best_k = -1
-    best_key = (0, 0, 0, 0)
-    for k in range(N_KINDS):
-        if c[k] == 0 or k == wild or needs[k] != best_need:
-            continue
-        c[k] -= 1
-        ukeire = 0
-        if best_need <= UKEIRE_FROM:
-            ukeire = _useful(c, n_melds, wild, nocap, seen, tabs, sws)
-        key = (-ukeire, connection(c, k) + 1, 0 if k >= 27 or k % 9 == 0 or k % 9 == 8 else 1, k)
-        c[k] += 1
-        if best_k < 0 or key < best_key:
-            best_k = k
-            best_key = key
-    if best_k < 0:
-        best_k = wild
-        best_need = 0
-    return best_k, best_need
 
 
 @njit(cache=True, inline="always")
@@ -253,34 +191,10 @@ def _discard(p, t, par, tabs, dirs, hooks, wk):
             return k
     if dirs is not None:
         if mode == POLICY_VALUE or mode == POLICY_BREAK:
-            first = -1
-            second = -1
-            if s.committed == 1:
-                first = s.aim
-            else:
-                if s.aim >= 0 and s.since_look < RESCAN:
-                    # between full looks the two directions stay (a draw and a discard move
-                    # any direction's need by at most one); only the leader's need is refreshed
-                    s.since_look += 1
-                    d1 = s.aim
-                    d2 = s.aim2
-                    need1 = need_after(d1, c, nm, t.mtype[p], t.mtile[p], wild, dirs, tabs, ps)
-                else:
-                    d1, need1, d2, _ = choose_directions(c, nm, t.mtype[p], t.mtile[p], wild,
-                                                         _want(p, par), nm == 0, dirs, tabs, ps)
-                    s.aim = d1
-                    s.aim2 = d2
-                    s.since_look = 1
-                s.aim_need = need1
-                if d1 >= 0 and need1 <= par.commit:
-                    s.committed = 1
-                if d1 >= 0:
-                    first = d1
-                    if mode == POLICY_VALUE and d2 >= 0 and need1 > par.commit:
-                        second = d2              # 6看: keep two directions until one fits
-            if first >= 0:
-                return directed_discard(c, nm, t.mtype[p], t.mtile[p], wild, (first, second),
-                                        mode == POLICY_BREAK, t.seen, p, dirs, tabs, ps)
+            k = value_discard(c, nm, t.mtype[p], t.mtile[p], wild, s, _want(p, par), par.commit,
+                              mode == POLICY_BREAK, t.seen, p, dirs, tabs, ps)
+            if k >= 0:
+                return k
     k, _ = efficiency_discard(c, nm, wild, t.nocap, t.seen, tabs, ps.sws)
     return k
 

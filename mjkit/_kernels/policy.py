@@ -30,7 +30,10 @@ import numpy as np
 from numba import njit
 
 from .game_state import PolicyScratch
-from .shanten import W_KEYS, WS_LEN, init_workspace, need_keys
+from .shanten import (
+    MODE_USEFUL, N_FORMS, W_FORMS, W_KEYS, W_USE, WS_LEN, analyse, init_workspace, need_keys,
+    wild_need,
+)
 
 POLICY_EFFICIENCY = 0
 POLICY_VALUE = 1
@@ -57,6 +60,10 @@ INF = 99
 MAX_MASKS = 64
 MAX_DIRECTIONS = 512
 N_LB = 30            # lower bounds at or above this share the last bucket
+N_KINDS = 34
+
+UKEIRE_FROM = 2      # the efficiency discard counts useful tiles from one from ready (costly)
+RESCAN = 3           # an uncommitted value-aware player looks at every direction every 3rd turn
 
 # The user callback's view (int64 array), offsets.
 V_ASK = 0            # what is asked: ASK_*
@@ -105,7 +112,7 @@ def regular_need(cnt, n_sets, tabs, sws):
 
 
 @njit(cache=True)
-def _read_in(c, nm, mtype, mtile, wild, v):
+def read_in(c, nm, mtype, mtile, wild, v):
     """``v`` = the concealed counts plus the melds' tiles (a kong as a pung), wild tiles
     left out; returns the wild tiles held and whether a meld is a chow (bit 1) / a pung
     or kong (bit 2)."""
@@ -196,7 +203,7 @@ def _pungs_need(v, mask):
 
 @njit(cache=True)
 def direction_need(d, v, jokers, kinds, nm, dirs, tabs, ps):
-    """Need of direction ``d`` for the read-in hand ``v`` (see :func:`_read_in`)."""
+    """Need of direction ``d`` for the read-in hand ``v`` (see :func:`read_in`)."""
     info = dirs.info
     mask = dirs.masks[info[d, D_MASK]]
     shape = info[d, D_SHAPE]
@@ -255,7 +262,7 @@ def choose_directions(c, nm, mtype, mtile, wild, want, closed, dirs, tabs, ps):
     order = ps.order
     bucket = ps.bucket
     info = dirs.info
-    jokers, kinds = _read_in(c, nm, mtype, mtile, wild, v)
+    jokers, kinds = read_in(c, nm, mtype, mtile, wild, v)
     n_masks = dirs.masks.shape[0]
     for m in range(n_masks):
         out = 0
@@ -312,7 +319,7 @@ def choose_directions(c, nm, mtype, mtile, wild, want, closed, dirs, tabs, ps):
 @njit(cache=True)
 def need_after(d, c, nm, mtype, mtile, wild, dirs, tabs, ps):
     """Need of direction ``d`` for the hand ``c`` (melds read in)."""
-    jokers, kinds = _read_in(c, nm, mtype, mtile, wild, ps.v)
+    jokers, kinds = read_in(c, nm, mtype, mtile, wild, ps.v)
     return direction_need(d, ps.v, jokers, kinds, nm, dirs, tabs, ps)
 
 
@@ -364,7 +371,7 @@ def directed_discard(c, nm, mtype, mtile, wild, kept, defend, seen, seat, dirs, 
     is read in once; each candidate only moves one count.
     """
     v = ps.v
-    jokers, kinds = _read_in(c, nm, mtype, mtile, wild, v)
+    jokers, kinds = read_in(c, nm, mtype, mtile, wild, v)
     n_kept = 1 if kept[1] < 0 else 2
     base0 = -1
     base1 = -1
@@ -401,3 +408,107 @@ def directed_discard(c, nm, mtype, mtile, wild, kept, defend, seen, seat, dirs, 
     if best_k < 0:                       # nothing but wild tiles
         best_k = wild
     return best_k
+
+
+@njit(cache=True, inline="always")
+def useful_live(c, n_melds, wild, nocap, seen, tabs, sws):
+    """Unseen copies of the tiles that would lower the need of ``c`` (13-type hand)."""
+    j = 0
+    if wild >= 0:
+        j = c[wild]
+        c[wild] = 0
+    need = analyse(c, n_melds, nocap, np.int64(1), np.int64(MODE_USEFUL), tabs.stab, tabs.htab,
+                   sws)
+    if wild >= 0:
+        c[wild] = j
+    mask = np.int64(0)
+    for f in range(N_FORMS):
+        if sws[W_FORMS + f] == need:
+            mask |= sws[W_USE + f]
+    total = 0
+    for k in range(N_KINDS):
+        if (mask >> k) & 1:
+            left = 4 - c[k] - seen[k]
+            if left > 0:
+                total += left
+    return total
+
+
+@njit(cache=True, inline="always")
+def efficiency_discard(c, n_melds, wild, nocap, seen, tabs, sws):
+    """The tile-efficiency discard and the need it leaves: lowest need after it, then (once
+    the hand is within ``UKEIRE_FROM`` of ready) the most unseen tiles that would lower that
+    need, then the least connected tile, honours and terminals before simples, then the
+    lowest kind.  Wild tiles are kept."""
+    best_need = 1 << 30
+    needs = np.empty(N_KINDS, np.int64)
+    for k in range(N_KINDS):
+        if c[k] == 0 or k == wild:
+            continue
+        c[k] -= 1
+        needs[k] = wild_need(c, n_melds, wild, nocap, tabs, sws)
+        c[k] += 1
+        if needs[k] < best_need:
+            best_need = needs[k]
+    best_k = -1
+    best_key = (0, 0, 0, 0)
+    for k in range(N_KINDS):
+        if c[k] == 0 or k == wild or needs[k] != best_need:
+            continue
+        c[k] -= 1
+        ukeire = 0
+        if best_need <= UKEIRE_FROM:
+            ukeire = useful_live(c, n_melds, wild, nocap, seen, tabs, sws)
+        key = (-ukeire, connection(c, k) + 1, 0 if k >= 27 or k % 9 == 0 or k % 9 == 8 else 1, k)
+        c[k] += 1
+        if best_k < 0 or key < best_key:
+            best_k = k
+            best_key = key
+    if best_k < 0:
+        best_k = wild
+        best_need = 0
+    return best_k, best_need
+
+
+@njit(cache=True, inline="always")
+def value_discard(c, nm, mtype, mtile, wild, s, want, commit, defend, seen, seat, dirs, tabs,
+                  ps):
+    """The value-aware discard (``POLICY_VALUE``, or 破拉 with ``defend``), -1 when no
+    direction is worth ``want`` fans.
+
+    ``s`` is the player's seat record (:data:`~.game_state.SEAT_DTYPE`): the directions
+    chosen are kept in it (``aim``, ``aim2``) from one discard to the next, and every
+    direction is looked at every ``RESCAN`` turns.  Once the leading need is at most
+    ``commit`` the player is committed (``committed``, seed 000's 8上) and no longer looks
+    at other directions.  Before that a value-aware player keeps the best two (6看); 破拉
+    keeps one.
+    """
+    first = -1
+    second = -1
+    if s.committed == 1:
+        first = s.aim
+    else:
+        if s.aim >= 0 and s.since_look < RESCAN:
+            # between full looks the two directions stay (a draw and a discard move any
+            # direction's need by at most one); only the leader's need is refreshed
+            s.since_look += 1
+            d1 = s.aim
+            d2 = s.aim2
+            need1 = need_after(d1, c, nm, mtype, mtile, wild, dirs, tabs, ps)
+        else:
+            d1, need1, d2, _ = choose_directions(c, nm, mtype, mtile, wild, want, nm == 0,
+                                                 dirs, tabs, ps)
+            s.aim = d1
+            s.aim2 = d2
+            s.since_look = 1
+        s.aim_need = need1
+        if d1 >= 0 and need1 <= commit:
+            s.committed = 1
+        if d1 >= 0:
+            first = d1
+            if not defend and d2 >= 0 and need1 > commit:
+                second = d2              # 6看: keep two directions until one fits
+    if first < 0:
+        return -1
+    return directed_discard(c, nm, mtype, mtile, wild, (first, second), defend, seen, seat,
+                            dirs, tabs, ps)
