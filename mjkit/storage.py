@@ -90,8 +90,27 @@ def source_fingerprint(folders, *, exclude=(), h=None) -> str:
             if path.name in exclude:
                 continue
             h.update(f"{folder}/{path.name}".encode())
-            h.update(path.read_bytes())
+            h.update(_file_digest(path))
     return h.hexdigest()
+
+
+# path -> ((mtime_ns, size), digest): the searches ask for the value index's key on every
+# query, and hashing the kernels' sources each time cost milliseconds
+_FILE_DIGESTS: dict = {}
+
+
+def _file_digest(path) -> bytes:
+    """The digest of a file's bytes, hashed again only when its mtime or size changes."""
+    st = path.stat()
+    stamp = (st.st_mtime_ns, st.st_size)
+    hit = _FILE_DIGESTS.get(path)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    fh = _hasher()
+    fh.update(path.read_bytes())
+    digest = fh.digest()
+    _FILE_DIGESTS[path] = (stamp, digest)
+    return digest
 
 
 def canonical_json(obj: Any) -> bytes:

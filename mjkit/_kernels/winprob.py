@@ -355,6 +355,14 @@ def _need_of_target(h, targets, p):
 
 
 @njit(cache=True)
+def _needed_by_any(need_m, n, x):
+    for j in range(n):
+        if (need_m[j] >> x) & 1:
+            return True
+    return False
+
+
+@njit(cache=True)
 def exchange_graph(h0, pool0, targets, max_nodes):
     """The :class:`Graph` from the 13 counts ``h0`` toward ``targets`` (int8 (T, 34)).
 
@@ -382,7 +390,9 @@ def exchange_graph(h0, pool0, targets, max_nodes):
     index = Dict.empty(key_type=_NODE_KEY, value_type=types.int64)
     h = np.zeros(N_KINDS, np.int64)
     c = np.zeros(N_KINDS, np.int64)
-    seen_x = np.zeros(N_KINDS, np.int64)
+    pair_x = np.zeros(N_KINDS, np.int64)       # discard mask per drawn kind
+    need_m = np.zeros(64, np.int64)
+    over_m = np.zeros(64, np.int64)
     # the start node and its targets
     n = 1
     for t in range(N_KINDS):
@@ -405,74 +415,88 @@ def exchange_graph(h0, pool0, targets, max_nodes):
         m = miss[i]
         edge_ptr[i] = n_edges
         win_ptr[i] = n_wins
+        # per target of the node: the kinds it still needs (drawable) and the kinds held
+        # beyond it, as bit masks; an exchange (draw x, discard d) is one tile nearer to
+        # exactly the targets needing x with d to spare
+        j0 = act_ptr[i]
+        n_act = act_ptr[i + 1] - j0
+        need_m = _grow(need_m, n_act)
+        over_m = _grow(over_m, n_act)
         for t in range(N_KINDS):
-            seen_x[t] = 0
-        for j in range(act_ptr[i], act_ptr[i + 1]):
-            p = act[j]
+            pair_x[t] = 0
+        for jj in range(n_act):
+            p = act[j0 + jj]
+            nb = np.int64(0)
+            ob = np.int64(0)
+            for t in range(N_KINDS):
+                if targets[p, t] > h[t]:
+                    if pool0[t] - max(h[t] - h0[t], 0) > 0:
+                        nb |= np.int64(1) << t
+                elif h[t] > targets[p, t]:
+                    ob |= np.int64(1) << t
+            need_m[jj] = nb
+            over_m[jj] = ob
             for x in range(N_KINDS):
-                if targets[p, x] <= h[x] or pool0[x] - max(h[x] - h0[x], 0) <= 0:
+                if (nb >> x) & 1:
+                    pair_x[x] |= ob
+        if m == 1:
+            # h + x is a target itself: a win if the evaluator finds it legal
+            for x in range(N_KINDS):
+                if pair_x[x] == 0 and not _needed_by_any(need_m, n_act, x):
                     continue
-                if m == 1:
-                    # h + x is target p itself: a win if the evaluator finds it legal
-                    if seen_x[x]:
-                        continue
-                    seen_x[x] = 1
-                    win_x = _grow(win_x, n_wins + 1)
-                    win_f = _grow(win_f, n_wins + 1)
-                    win_x[n_wins] = x
-                    win_f[n_wins] = -2
-                    n_wins += 1
+                win_x = _grow(win_x, n_wins + 1)
+                win_f = _grow(win_f, n_wins + 1)
+                win_x[n_wins] = x
+                win_f[n_wins] = -2
+                n_wins += 1
+            i += 1
+            continue
+        for x in range(N_KINDS):
+            ds = pair_x[x]
+            if ds == 0:
+                continue
+            for d in range(N_KINDS):
+                if not (ds >> d) & 1:
                     continue
-                for d in range(N_KINDS):
-                    have = h[d] + (1 if d == x else 0)
-                    if have <= targets[p, d]:
+                for t in range(N_KINDS):
+                    c[t] = h[t]
+                c[x] += 1
+                c[d] -= 1
+                key = _node_key(c)
+                if key in index:
+                    child = index[key]
+                else:
+                    if n >= max_nodes:
+                        complete = False
                         continue
+                    child = n
+                    if n + 1 >= counts.shape[0]:
+                        # every per-node array to the same new size
+                        size = 2 * counts.shape[0]
+                        counts = _grow(counts, size)
+                        miss = _grow(miss, size)
+                        act_ptr = _grow(act_ptr, size + 1)
+                        edge_ptr = _grow(edge_ptr, size + 1)
+                        win_ptr = _grow(win_ptr, size + 1)
                     for t in range(N_KINDS):
-                        c[t] = h[t]
-                    c[x] += 1
-                    c[d] -= 1
-                    key = _node_key(c)
-                    if key in index:
-                        child = index[key]
-                    else:
-                        if n >= max_nodes:
-                            complete = False
-                            continue
-                        child = n
-                        if n + 1 >= counts.shape[0]:
-                            # every per-node array to the same new size
-                            size = 2 * counts.shape[0]
-                            counts = _grow(counts, size)
-                            miss = _grow(miss, size)
-                            act_ptr = _grow(act_ptr, size + 1)
-                            edge_ptr = _grow(edge_ptr, size + 1)
-                            win_ptr = _grow(win_ptr, size + 1)
-                        for t in range(N_KINDS):
-                            counts[n, t] = c[t]
-                        miss[n] = m - 1
-                        # the child's targets: the parent's it is one tile nearer to
-                        k = act_ptr[n]
-                        for jj in range(act_ptr[i], act_ptr[i + 1]):
-                            q = act[jj]
-                            if _need_of_target(c, targets, q) == m - 1:
-                                act = _grow(act, k + 1)
-                                act[k] = q
-                                k += 1
-                        act_ptr[n + 1] = k
-                        index[key] = n
-                        n += 1
-                    # one edge per (x, child)
-                    dup = False
-                    for e in range(edge_ptr[i], n_edges):
-                        if edge_x[e] == x and edge_to[e] == child:
-                            dup = True
-                            break
-                    if not dup:
-                        edge_x = _grow(edge_x, n_edges + 1)
-                        edge_to = _grow(edge_to, n_edges + 1)
-                        edge_x[n_edges] = x
-                        edge_to[n_edges] = child
-                        n_edges += 1
+                        counts[n, t] = c[t]
+                    miss[n] = m - 1
+                    # the child's targets: the node's it is one tile nearer to
+                    k = act_ptr[n]
+                    for jj in range(n_act):
+                        if (need_m[jj] >> x) & 1 and (over_m[jj] >> d) & 1:
+                            act = _grow(act, k + 1)
+                            act[k] = act[j0 + jj]
+                            k += 1
+                    act_ptr[n + 1] = k
+                    index[key] = n
+                    n += 1
+                # (x, d) pairs give distinct children: one edge each
+                edge_x = _grow(edge_x, n_edges + 1)
+                edge_to = _grow(edge_to, n_edges + 1)
+                edge_x[n_edges] = x
+                edge_to[n_edges] = child
+                n_edges += 1
         i += 1
     edge_ptr[n] = n_edges
     win_ptr[n] = n_wins
