@@ -14,6 +14,7 @@ from .score import BatchResult, HandBatch, ScoreResult, fan_table, score, score_
 from .reach import waits
 from .distance import DistanceResult, distance_to
 from .targets import TargetsResult, target_catalogue, targets
+from .advise import Advice, advise  # the function shadows the submodule, as shanten's
 # The function shadows the submodule of the same name as an attribute of
 # mjkit; "from mjkit.shanten import shanten_batch" still reaches the module.
 from .shanten import ShantenBatch, ShantenResult, shanten, shanten_batch
@@ -23,7 +24,7 @@ __all__ = [
     "score",
     "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "waits", "shanten",
     "shanten_batch", "ShantenResult", "ShantenBatch", "distance_to", "DistanceResult",
-    "targets", "target_catalogue", "TargetsResult", "simulate",
+    "targets", "target_catalogue", "TargetsResult", "advise", "Advice", "simulate",
     "__version__",
 ]
 

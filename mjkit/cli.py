@@ -264,6 +264,36 @@ def _cmd_targets(args):
     return OK if r.distance is not None else NOT_WIN
 
 
+def _cmd_advise(args):
+    import math
+
+    import mjkit
+
+    adv = mjkit.advise(" ".join(args.hand), args.rules, lianla=args.lianla,
+                       draws_left=args.draws, visible=args.visible, wild=args.wild,
+                       mode=args.mode, min_fans=args.min_fans, seat_wind=args.seat_wind,
+                       round_wind=args.round_wind, top_targets=args.top_targets)
+    if args.json:
+        def num(x):
+            return None if math.isnan(x) else x
+        print(json.dumps({
+            "hand": adv.hand, "rules": adv.rules, "bar": adv.bar, "lianla": adv.lianla,
+            "draws": adv.draws, "wild": adv.wild, "is_win": adv.is_win,
+            "win_fans": adv.win_fans, "cut": adv.cut,
+            "rows": [{"tile": r.tile, "p_win": r.p_win, "exp_fans": num(r.exp_fans),
+                      "exp_per_hand": r.exp_per_hand, "distance": r.distance,
+                      "useful": [list(u) for u in r.useful],
+                      "targets": [{"hand": t.hand, "need": t.need, "counted": t.counted,
+                                   "fans": list(t.fans), "p_alone": t.p_alone}
+                                  for t in r.targets]} for r in adv.rows]},
+            ensure_ascii=False, indent=2))
+    else:
+        print(adv.summary(args.lang))
+        print()
+        print("\n".join(adv.table(args.lang)))
+    return OK
+
+
 # --------------------------------------------------------------------------
 # fans
 # --------------------------------------------------------------------------
@@ -609,6 +639,27 @@ def build_parser():
     ta.add_argument("--top", type=_checked(_count_arg("top", 0, 10_000)), default=8,
                     metavar="K", help="rows to show")
     ta.set_defaults(func=_cmd_targets)
+
+    ad = _reach_common(
+        sub, "advise", "what to discard: the chance of a legal win per discard",
+        "For each discard of a 14-tile hand (or a 13-tile hand itself): the probability of a "
+        "legal self-drawn win within the draws left, the expected counted fans, the "
+        "distance to a hand worth the bar, the useful tiles with their live copies and the "
+        "main targets.  The first use of a rule set builds its value index (once).")
+    ad.add_argument("--draws", type=_checked(_count_arg("draws_left", 0, 200)), default=None,
+                    metavar="N", help="draws left (default: estimated from the visible tiles, "
+                                      "17 with none)")
+    ad.add_argument("--wild", type=_checked(_wild_arg), metavar="TILE",
+                    help="the wild tile (财神), e.g. P")
+    ad.add_argument("--mode", choices=("deep", "exact", "graph"), default="deep",
+                    help="search: deep (default), exact (up to 4 draws) or graph")
+    ad.add_argument("--seat", "--seat-wind", dest="seat_wind",
+                    type=_checked(_wind_arg("seat_wind")), default="E", metavar="WIND")
+    ad.add_argument("--round", "--round-wind", dest="round_wind",
+                    type=_checked(_wind_arg("round_wind")), default="E", metavar="WIND")
+    ad.add_argument("--top-targets", type=_checked(_count_arg("top_targets", 0, 50)),
+                    default=3, metavar="K", help="targets per discard (default: 3)")
+    ad.set_defaults(func=_cmd_advise)
 
     fa = sub.add_parser("fans", help="list the fans of a rule set",
                         description="Print the fan catalogue of a rule set.")

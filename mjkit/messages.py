@@ -109,6 +109,20 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
                       "(value index not built yet: run mjkit.distance_to once)"),
     "view.empty": ("点击下方的牌来组一手牌。", "Click tiles below to build a hand."),
     "view.complete": ("和牌", "complete"),
+    # win chances in the fan view (mjkit.widgets.view, from mjkit.advise)
+    "view.chances.computing": ("计算中…", "computing…"),
+    "view.chances.head": ("{draws} 次摸牌内合法和牌（起和 {bar} 番）的概率",
+                          "Chance of a legal win (bar {bar}) within {draws} draws"),
+    "view.chances.discard": ("打 {tile}：{p}", "discard {tile}: {p}"),
+    "view.chances.hand": ("这手牌：{p}", "this hand: {p}"),
+    "view.chances.fans": ("和牌时平均 {f} 番", "{f} counted fans on average when it wins"),
+    "view.chances.target": ("最可能的目标：{hand}，还要 {need}（{counted} 番：{fans}），单靠它 {p}",
+                            "likeliest target: {hand}, still needs {need} ({counted} fans: "
+                            "{fans}), {p} on its own"),
+    "view.chances.none": ("摸完这些牌也到不了够番的和牌", "no hand worth the bar is within reach "
+                          "of these draws"),
+    "view.chances.cut": ("（搜索到上限被截断：概率偏低）", "(the search was cut short: an "
+                         "underestimate)"),
 
     # ---- distance_to (mjkit.distance.DistanceResult.summary)
     "distance.none": ("{hand}：没有够 {fans} 番的和牌", "{hand}: no complete hand reaches {fans} fans"),
@@ -148,6 +162,35 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "reach.short": ("P胡，差 {short} 番", "P胡: {short} short"),
     "reach.row": ("  {tile}（剩 {unseen} 张）：{points} 番，{verdict} — {fans}",
                   "  {tile} ({unseen} left): {points} counted fans, {verdict} - {fans}"),
+
+    # ---- what to discard (mjkit.advise.Advice.summary / .table)
+    "advise.level": ("（连{n}拉{n}）", " at 连{n}拉{n}"),
+    "advise.head.discard": ("{hand}：打 {tile}，剩 {draws} 摸，和出够 {bar} 番{where}的概率 {p}，"
+                            "和牌平均计 {fans} 番",
+                            "{hand}: discard {tile}: {p} chance of a legal win ({bar} fans"
+                            "{where}) within {draws} draws, {fans} counted fans expected"),
+    "advise.head.hold": ("{hand}：剩 {draws} 摸，和出够 {bar} 番{where}的概率 {p}，"
+                         "和牌平均计 {fans} 番",
+                         "{hand}: {p} chance of a legal win ({bar} fans{where}) within {draws} "
+                         "draws, {fans} counted fans expected"),
+    "advise.win": ("  这 14 张已是够番的和牌（计 {fans} 番）：宣布和牌！",
+                   "  These 14 tiles are already a legal win worth {fans} counted fans: "
+                   "declare it!"),
+    "advise.distance": ("  距够 {bar} 番的和牌 {distance} 向听；有效牌 {useful}（共 {live} 张未见）",
+                        "  {distance} from a hand worth {bar}; useful tiles {useful} "
+                        "({live} live)"),
+    "advise.no_target": ("  没有可达的够 {bar} 番的和牌",
+                         "  no complete hand worth {bar} fans can be reached"),
+    "advise.target": ("  主要目标：{hand}，{counted} 番 — {fans}；单做此牌的概率 {p}",
+                      "  main target: {hand}: {counted} counted fans - {fans}; {p} alone"),
+    "advise.cut": ("  注意：搜索达到节点上限，和牌概率偏低（低估）",
+                   "  warning: the search reached its node limit: p_win is underestimated"),
+    "advise.wild": ("  财神 {wild}：和牌概率已计财神；向听数与目标把财神当本身的牌（向听数是上限）",
+                    "  wild {wild}: p_win counts it as wild; the distance and targets read it "
+                    "as itself (the distance is an upper bound)"),
+    "advise.columns": (("打", "和牌概率", "平均番", "每手番", "向听", "有效牌", "张数", "主要目标"),
+                       ("discard", "p_win", "exp_fans", "per hand", "distance", "useful",
+                        "live", "main target")),
 
     # ---- the classroom app (mjkit.app): the page a visitor beyond the cap sees
     "app.full.title": ("课堂已满", "The class is full"),
