@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import threading
+
 import pytest
 
 import mjkit
@@ -126,12 +129,203 @@ def test_builder_widget_clicks_and_controls():
     b.palette[0].click()
     assert b.palette[0].description == "1万·0" and b.palette[0].disabled
     assert b.last_update_ms < 5000
+    b.close()
 
 
-def test_builder_loads_a_hand():
+@pytest.fixture(scope="module")
+def value_index():
+    """The advisor reads the value index (the builder shows chances only when it exists):
+    built here once if missing (in a full run, conftest's warm-up has built it)."""
+    from mjkit.value_index import value_index as build
+
+    build("dazhong32")
+
+
+def test_builder_loads_a_hand(value_index):
     b = HandBuilder(hand="[123m]456p789s55mEE E | self_drawn seat=S")
     assert b.state.melds == (("chow", 0, False),) and b.view.stage == "complete"
     assert b.seat.value == 1
+    assert not b.view.legal and b.view.chances_status == "computing"   # P胡: chances
+    b.load("123m234m345m678m9m 9m | self_drawn")
+    assert b.view.legal and b.view.chances_status == ""       # a legal win: its fans only
+    assert "computing" not in b.out.value
+    b.close()
+
+
+# ---------------------------------------------------------------- win chances in the builder
+
+CHANCE_RE = re.compile(r'class="mjkit-chance" data-tile="([^"]+)"[^>]*style="([^"]*)">([^<]+)<')
+HAND_RE = re.compile(r'class="mjkit-chances" data-hand="([^"]+)" data-draws="(\d+)"')
+
+
+class CountingEngine:
+    """mjkit.advise, counted, and held back until ``release`` is set (when ``gate``)."""
+
+    def __init__(self, gate=False):
+        from mjkit.advise import advise
+
+        self.advise = advise
+        self.calls = []
+        self.release = threading.Event()
+        self.entered = threading.Event()          # a call has started
+        if not gate:
+            self.release.set()
+
+    def __call__(self, hand, **kw):
+        self.calls.append(tuple(hand))
+        self.entered.set()
+        assert self.release.wait(60), "the test never released the engine"
+        return self.advise(hand, **kw)
+
+
+def _builder(engine, **kw):
+    from mjkit.widgets.chances import AdviceCache, ChanceWorker
+
+    return HandBuilder(chances=ChanceWorker(engine, AdviceCache()), **kw)
+
+
+def _click(b, text):
+    for t in text.split():
+        b.palette[tile_from_str(t)].click()
+
+
+def _shown(html):
+    """``{tile: (percentage, highlighted)}`` under the hand's tiles."""
+    return {t: (p, "background:#2a7" in style) for t, style, p in CHANCE_RE.findall(html)}
+
+
+def _wait(b):
+    assert b.wait_chances(60), "no win chances within 60 s"
+
+
+def test_builder_shows_p_win_under_each_discard(value_index):
+    from mjkit.advise import advise
+    from mjkit.widgets.view import percent
+
+    engine = CountingEngine()
+    b = _builder(engine, lang="en", lianla=2, draws=3)
+    b.load("123m234m345m67m99s E | self_drawn")        # 14 tiles in one change
+    assert b.view.stage == "complete" and not b.view.legal and b.view.wants_chances
+    _wait(b)
+    adv = advise("123m234m345m67m99sE", "dazhong32", lianla=2, draws_left=3)
+    assert b.view.chances_status == "done"
+    shown = _shown(b.out.value)
+    assert set(shown) == {r.tile for r in adv.rows}
+    for r in adv.rows:
+        assert shown[r.tile][0] == percent(r.p_win), r.tile
+    best = [t for t, (_, hi) in shown.items() if hi]
+    assert best == [r.tile for r in adv.rows if r.p_win == adv.best.p_win] and "E" in best
+    assert HAND_RE.search(b.out.value).groups() == (adv.hand, "3")
+    assert f"discard E: {percent(adv.p_win)}" in b.out.value
+    assert adv.best.targets and adv.best.targets[0].hand in b.out.value   # the best target
+    assert len(engine.calls) == 1
+    # the draws control asks again; the language does not (the same answer, drawn in zh)
+    b.draws.value = 2
+    _wait(b)
+    two = advise("123m234m345m67m99sE", "dazhong32", lianla=2, draws_left=2)
+    assert _shown(b.out.value)["E"][0] == percent(two.p_win) and len(engine.calls) == 2
+    b.lang.value = "zh"
+    assert b.view.chances_status == "done" and "打 东" in b.out.value
+    assert len(engine.calls) == 2
+    b.close()
+
+
+def test_builder_shows_p_win_of_a_13_tile_hand_with_its_melds_and_winds(value_index):
+    from mjkit.advise import advise
+    from mjkit.widgets.view import percent
+
+    b = _builder(CountingEngine(), lang="en", lianla=2, draws=2)
+    b.round.value = 1
+    b.mode.value = "pung"
+    _click(b, "E")
+    b.mode.value = "tile"
+    _click(b, "1m 2m 3m 4m 5m 6m 7m 8m 9m 9m")
+    assert b.state.size == 13
+    _wait(b)
+    adv = advise("[EEE]123456789m9m", "dazhong32", lianla=2, draws_left=2, round_wind="S")
+    assert len(adv.rows) == 1 and adv.rows[0].tile is None and adv.p_win > 0
+    assert _shown(b.out.value) == {}                         # no discards: one p_win
+    assert f"this hand: {percent(adv.p_win)}" in b.out.value
+    assert HAND_RE.search(b.out.value).group(1) == adv.hand
+    east = advise("[EEE]123456789m9m", "dazhong32", lianla=2, draws_left=2)
+    assert percent(east.p_win) != percent(adv.p_win)       # the round wind counts
+    b.close()
+
+
+def test_builder_says_computing_first_and_never_shows_a_stale_hand(value_index):
+    from mjkit.advise import advise
+    from mjkit.widgets.view import percent
+
+    engine = CountingEngine(gate=True)
+    b = _builder(engine, lang="en", lianla=2, draws=2)
+    seen = []
+    b.out.observe(lambda ch: seen.append(ch["new"]), names="value")
+    b.load("123m234m345m67m99s E | self_drawn")               # hand A, held back
+    assert "computing…" in b.out.value and _shown(b.out.value) == {}
+    assert b.chances.busy and engine.entered.wait(60)          # A is being computed
+    b.hand_row.children[-1].click()                            # take E out: hand B
+    assert b.state.size == 13 and "computing…" in b.out.value
+    engine.release.set()
+    _wait(b)
+    a = advise("123m234m345m67m99sE", "dazhong32", lianla=2, draws_left=2)
+    bb = advise("123m234m345m67m99s", "dazhong32", lianla=2, draws_left=2)
+    assert f"this hand: {percent(bb.p_win)}" in b.out.value
+    assert all(f'data-hand="{a.hand}"' not in html and _shown(html) == {} for html in seen)
+    assert HAND_RE.search(b.out.value).group(1) == bb.hand
+    # A was computed (B was asked for while A ran) and cached, not shown
+    assert len(engine.calls) == 2 and b.chances.superseded == 1
+    # back to hand A: drawn from the cache by the click itself
+    _click(b, "E")
+    assert b.view.chances_status == "done" and not b.chances.busy
+    assert _shown(b.out.value)["E"][0] == percent(a.p_win)
+    assert len(engine.calls) == 2
+    b.close()
+
+
+def test_builder_shows_advisor_errors_as_a_message(value_index):
+    b = _builder(CountingEngine(), lang="en", draws=12)
+    b.wild.value = tile_from_str("P")
+    _click(b, "1m 2m 3m 2m 3m 4m 3m 4m 5m 6m 7m 9s P")
+    _wait(b)
+    assert b.view.chances_status == "error"
+    assert "wild tiles with more than 3 draws" in b.out.value
+    assert "Traceback" not in b.out.value and b.chances.error is None
+    b.draws.value = 2                       # within the exact search: chances
+    _wait(b)
+    assert b.view.chances_status == "done" and "this hand:" in b.out.value
+    b.close()
+
+
+def test_chance_worker_keeps_only_the_newest_request():
+    from mjkit.widgets.chances import AdviceCache, ChanceWorker, chance_request
+
+    engine = CountingEngine(gate=True)
+    w = ChanceWorker(engine, AdviceCache(maxsize=2))
+    got = []
+    s = BuilderState(rules="dazhong32", lianla=2)
+    for k in _kinds("1m 2m 3m 2m 3m 4m 3m 4m 5m 6m 7m 9s 9s"):
+        s = s.add(k)
+    reqs = [chance_request(s, d) for d in (1, 2, 3)]
+    for r in reqs:
+        w.submit(r, lambda req, ans: got.append((req.draws, ans.draws)))
+        assert engine.entered.wait(60)            # the first is running before the others
+    engine.release.set()
+    assert w.wait(60)
+    # the first was running when the others came: computed, not delivered; the second
+    # was replaced before it started; the third delivered
+    assert got == [(3, 3)] and len(engine.calls) == 2 and w.superseded == 1
+    assert reqs[0].key in w.cache and reqs[1].key not in w.cache
+    assert w.lookup(reqs[2]).draws == 3
+    w.submit(reqs[1], lambda req, ans: got.append((req.draws, ans.draws)))
+    assert w.wait(60) and got[-1] == (2, 2) and len(w.cache) == 2
+    assert reqs[0].key not in w.cache                 # the least recently used went
+    same = chance_request(s.with_options(lang="en", self_drawn=False), 3)
+    assert same.key == reqs[2].key                    # language and flags: the same answer
+    with pytest.raises(HandError, match="draws"):
+        chance_request(s, 31)
+    w.close()
+    with pytest.raises(HandError, match="closed"):
+        w.submit(reqs[2], got.append)
 
 
 # ---------------------------------------------------------------- the quiz

@@ -7,16 +7,27 @@ through :class:`~mjkit.widgets.state.BuilderState` (which refuses a fifth
 copy or a fifteenth tile with a message) and the fan view is redrawn from
 :func:`~mjkit.widgets.view.fan_view`.  The widget holds no mahjong logic of
 its own.
+
+With 13 tiles, or 14 that are not a legal win, the view also shows the win
+chances of :func:`mjkit.advise` for the draws left (a control): the redraw
+shows "computing…" at once and a :class:`~mjkit.widgets.chances.ChanceWorker`
+computes them on a background thread, then draws them, unless the hand has
+changed meanwhile (an answer is drawn only while its key is the builder's
+current one).  Answers are cached, so going back to a hand shows its chances
+at once.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 
 import ipywidgets as W
 
+from .. import messages as M
 from ..errors import HandError
 from ..pictures import tile_label
+from .chances import DEFAULT_DRAWS, MAX_DRAWS, MIN_DRAWS, ChanceWorker, chance_request
 from .state import MELD_MODES, SITUATION_FLAGS, BuilderState
 from .view import fan_view
 
@@ -47,22 +58,48 @@ class HandBuilder:
         ``"zh"`` or ``"en"`` labels.
     hand : str, optional
         A hand in notation to start from.
+    draws : int
+        Draws left for the win chances, 1..30 (default 12; a control).
+    chances : bool or ChanceWorker
+        Show the win chances of 13 tiles, or of 14 that are not a legal win (default
+        True: a worker of the builder's own, with the process's shared cache); a
+        :class:`~mjkit.widgets.chances.ChanceWorker` to use that one; False: none.
+        Shown only when the rule set's value index is built (as the distance is).
 
     Attributes
     ----------
     state : BuilderState
     view : FanView
-        What the fan view shows now.
+        What the fan view shows now (its chances too, once computed).
+    chances : ChanceWorker or None
+    draws : ipywidgets.BoundedIntText
     widget : ipywidgets.VBox
         The whole builder (displayed by the notebook).
     palette : list of ipywidgets.Button
         One button per tile kind (index = kind).
     last_update_ms : float
-        How long the last redraw took.
+        How long the last redraw took (a click to "computing…").
+    last_chances_ms : float
+        From the last redraw that asked for chances to their drawing (None until some are
+        drawn; a cached answer is drawn by the redraw itself).
     """
 
-    def __init__(self, rules="dazhong32", lianla=0, lang="zh", hand=None):
+    def __init__(self, rules="dazhong32", lianla=0, lang="zh", hand=None, draws=DEFAULT_DRAWS,
+                 chances=True):
         self.state = BuilderState(rules=rules, lang=lang).with_options(lianla=lianla)
+        if isinstance(chances, ChanceWorker):
+            self.chances = chances
+        elif chances is True:
+            self.chances = ChanceWorker()
+        elif chances is False or chances is None:
+            self.chances = None
+        else:
+            raise HandError(f"chances must be True, False or a ChanceWorker, got {chances!r}")
+        # the worker thread draws answers: one lock keeps a redraw and a drawing apart
+        self._lock = threading.RLock()
+        self._chance_key = None
+        self._chance_since = 0.0
+        self.last_chances_ms = None
         self.message = W.HTML()
         self.out = W.HTML()
         self.out.add_class("mjkit-fan-view")
@@ -89,6 +126,10 @@ class HandBuilder:
         self.flags = W.SelectMultiple(options=[(f"{_FLAG_ZH[f]} {f}", f) for f in SITUATION_FLAGS],
                                       description="situation", rows=4)
         self.lang = W.ToggleButtons(options=[("中文", "zh"), ("English", "en")], value=lang)
+        self.draws = W.BoundedIntText(description="draws 摸牌", min=MIN_DRAWS, max=MAX_DRAWS,
+                                      value=draws, layout=W.Layout(width="160px"),
+                                      disabled=self.chances is None)
+        self.draws.observe(lambda _: self._refresh(), names="value")
         self.clear_button = W.Button(description="clear", icon="trash")
         self.clear_button.on_click(lambda _: self._apply(self.state.clear()))
         for ctl, name in ((self.rules, "rules"), (self.lianla, "lianla"),
@@ -101,6 +142,7 @@ class HandBuilder:
             W.HBox([self.rules, self.lianla, self.lang]),
             W.HBox([self.self_drawn, self.seat, self.round, self.wild]),
             W.HBox([self.flowers, self.flags]),
+            W.HBox([self.draws]),
         ])
         self.widget = W.VBox([self.out, self.message, W.HBox([self.hand_row, self.win]),
                               self.melds_row, self.mode, *rows, W.HBox([self.clear_button]),
@@ -233,18 +275,66 @@ class HandBuilder:
 
     def _refresh(self):
         t = time.perf_counter()
-        s = self.state
-        for k, b in enumerate(self.palette):
-            left = s.copies_left(k)
-            b.description = f"{tile_label(k, s.lang)}·{left}"      # copies left
-            b.disabled = left == 0 or (s.size >= 14 and self.mode.value == "tile")
-            b.tooltip = f"{_tile_name(k)}: {left} left"
-        self.hand_row.children = [self._hand_button(i, k) for i, k in enumerate(s.tiles)]
-        self.melds_row.children = [self._meld_button(i) for i in range(len(s.melds))]
-        self._sync_controls()
-        self.view = fan_view(s)
-        self.out.value = self.view.to_html()
-        self.last_update_ms = 1000 * (time.perf_counter() - t)
+        with self._lock:
+            s = self.state
+            for k, b in enumerate(self.palette):
+                left = s.copies_left(k)
+                b.description = f"{tile_label(k, s.lang)}·{left}"      # copies left
+                b.disabled = left == 0 or (s.size >= 14 and self.mode.value == "tile")
+                b.tooltip = f"{_tile_name(k)}: {left} left"
+            self.hand_row.children = [self._hand_button(i, k) for i, k in enumerate(s.tiles)]
+            self.melds_row.children = [self._meld_button(i) for i in range(len(s.melds))]
+            self._sync_controls()
+            self.view = self._ask_chances(fan_view(s), t)
+            self.out.value = self.view.to_html()
+            self.last_update_ms = 1000 * (time.perf_counter() - t)
+
+    def _ask_chances(self, view, since):
+        """``view`` with its chances: cached, or "computing…" and a request to the worker."""
+        worker = self.chances
+        if worker is None or not view.wants_chances or not self._index_built():
+            self._chance_key = None
+            if worker is not None:
+                worker.cancel()
+                if view.wants_chances:      # the advisor needs the index: never built here
+                    note = M.text("view.no_index", M.lang_or_en(self.state.lang))
+                    if note not in view.notes:
+                        view.notes.append(note)
+            return view
+        request = chance_request(self.state, self.draws.value)
+        answer = worker.lookup(request)
+        self._chance_key = request.key
+        if answer is None:
+            self._chance_since = since
+            worker.submit(request, self._chances_done)
+        else:
+            worker.cancel()                 # an older hand's pending request is not wanted
+        return view.with_chances(answer, request.draws)
+
+    def _index_built(self):
+        from ..value_index import index_available
+
+        return index_available(self.state.rules)
+
+    def _chances_done(self, request, answer):
+        """The worker's answer: drawn if it is still for the hand shown (any thread)."""
+        with self._lock:
+            if request.key != self._chance_key:
+                return
+            self.view = self.view.with_chances(answer, request.draws)
+            self.out.value = self.view.to_html()
+            self.last_chances_ms = 1000 * (time.perf_counter() - self._chance_since)
+
+    def wait_chances(self, timeout=None):
+        """Block until the chances asked for are drawn (or not wanted); False on timeout."""
+        return True if self.chances is None else self.chances.wait(timeout)
+
+    def close(self):
+        """Stop the background worker (the builder keeps working, without chances)."""
+        if self.chances is not None:
+            self.chances.close()
+            self.chances = None
+            self.draws.disabled = True
 
     def _ipython_display_(self):
         from IPython.display import display

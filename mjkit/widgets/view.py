@@ -7,22 +7,40 @@ level and the P胡 warning; for a 13-tile hand the shanten, the waits with
 their values and the distance to the bar; for fewer tiles the shanten.
 Everything comes from the evaluator and the reach analysis (one engine);
 :meth:`FanView.to_html` renders it for the widget.
+
+When the hand has 13 tiles, or 14 that are not a legal win
+(:attr:`FanView.wants_chances`), the view also shows the win chances of
+:func:`mjkit.advise` (computed by the builder in the background,
+:mod:`mjkit.widgets.chances`): :meth:`FanView.with_chances` adds them, or
+"computing…", or the advisor's error, and the HTML puts each discard's
+``p_win`` under its tiles (the best highlighted) with the best row's likeliest
+target.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 
 from .. import messages as M
 from ..errors import HandError
-from ..tiles import tile_to_str
+from ..tiles import tile_from_str, tile_to_str
 
-__all__ = ["FanView", "fan_view"]
+__all__ = ["FanView", "fan_view", "percent"]
 
 def _t(key, lang, **kw):
     """The fan view's label ``key`` (``messages`` entry ``view.<key>``); English unless zh."""
     return M.text("view." + key, M.lang_or_en(lang), **kw)
+
+
+def percent(p):
+    """A probability as the view writes it: ``"18.1%"``, ``"<0.1%"`` below 0.05%, ``"0%"``."""
+    if p <= 0:
+        return "0%"
+    if p < 0.0005:
+        return "<0.1%"
+    return f"{100 * p:.1f}%"
 
 
 @dataclass
@@ -38,6 +56,33 @@ class FanView:
     waits: object = None            # WaitsResult of a 13-tile hand
     distance: object = None         # DistanceResult of a 13-tile hand (if the index exists)
     notes: list = field(default_factory=list)
+    chances: object = None          # mjkit.advise's Advice (see with_chances)
+    chances_status: str = ""        # "", "computing", "done", "error"
+    chances_message: str = ""       # the advisor's HandError
+    draws: int | None = None        # the draws left the chances are for
+
+    @property
+    def wants_chances(self):
+        """Whether the view shows win chances: 13 tiles, or 14 that are not a legal win."""
+        return self.stage == "ready13" or (self.stage == "complete" and not self.legal)
+
+    def with_chances(self, answer, draws):
+        """A copy showing ``answer`` for ``draws`` draws left.
+
+        Parameters
+        ----------
+        answer : Advice, HandError or None
+            The advisor's answer, its error, or None while it is computed.
+        draws : int
+        """
+        if answer is None:
+            return replace(self, chances=None, chances_status="computing", chances_message="",
+                           draws=draws)
+        if isinstance(answer, Exception):
+            return replace(self, chances=None, chances_status="error",
+                           chances_message=str(answer), draws=draws)
+        return replace(self, chances=answer, chances_status="done", chances_message="",
+                       draws=draws)
 
     @property
     def bar(self):
@@ -72,6 +117,8 @@ class FanView:
         if self.notation:
             parts.append(self._tiles_html())
             parts.append(f'<div style="color:#555;font-size:90%">{e(self.notation)}</div>')
+        if self.chances_status:
+            parts.append(self._chances_html())
         if self.stage == "empty":
             parts.append(f"<p>{e(_t('empty', lang))}</p>")
         elif self.stage == "error":
@@ -86,26 +133,109 @@ class FanView:
         parts.append("</div>")
         return "".join(parts)
 
-    def _tiles_html(self):
-        """The hand as tile pictures: melds, the concealed tiles, the winning tile marked."""
-        from ..pictures import tiles_svg
-
+    def _tile_groups(self):
+        """``(tiles, states, concealed)`` per meld, then one for the concealed tiles (sorted,
+        the winning tile last and marked); wild tiles marked."""
         st = self.state
-        tiles, states = [], []
+        groups = []
         for kind, first, concealed in st.melds:
             group = [first, first + 1, first + 2] if kind == "chow" else \
                 [first] * (4 if kind == "kong" else 3)
-            tiles += group
-            states += ["concealed" if concealed and i in (0, 3) else None
-                       for i in range(len(group))]
+            groups.append((group, ["concealed" if concealed and i in (0, 3) else None
+                                   for i in range(len(group))], False))
         if st.tiles:
             rest = list(st.tiles)
             win = rest.pop(-1 if st.win is None else st.win)
-            tiles += sorted(rest) + [win]
-            states += [None] * len(rest) + ["win"]
-        states = [("wild",) if t == st.wild and s is None else
-                  ((s, "wild") if t == st.wild else s) for t, s in zip(tiles, states)]
+            groups.append((sorted(rest) + [win], [None] * len(rest) + ["win"], True))
+        return [(tiles, [("wild",) if t == st.wild and s is None else
+                         ((s, "wild") if t == st.wild else s) for t, s in zip(tiles, states)],
+                 hand) for tiles, states, hand in groups]
+
+    def _tiles_html(self):
+        """The hand as tile pictures: melds, the concealed tiles, the winning tile marked;
+        with the chances of a 14-tile hand, each concealed tile with its discard's p_win."""
+        from ..pictures import tiles_svg
+
+        st = self.state
+        groups = self._tile_groups()
+        if self.chances is not None and self.chances.rows and self.chances.rows[0].tile:
+            return self._chance_tiles_html(groups)
+        tiles = [t for g in groups for t in g[0]]
+        states = [s for g in groups for s in g[1]]
         return "<div>" + tiles_svg(tiles, size=44, lang=st.lang, states=states) + "</div>"
+
+    def _chance_tiles_html(self, groups):
+        """Tiles in a row, each concealed one over its discard's p_win (the best in green)."""
+        from ..pictures import tile_label, tiles_svg
+
+        lang = self.state.lang
+        rows = {r.tile: r for r in self.chances.rows}
+        best = self.chances.rows[0].p_win
+        cells = []
+        for tiles, states, hand in groups:
+            if not hand:                    # a meld: not a discard
+                picture = tiles_svg(tiles, size=44, lang=lang, states=states)
+                cells.append(f'<div style="display:inline-block;vertical-align:top;'
+                             f'margin-right:8px">{picture}<div>&nbsp;</div></div>')
+                continue
+            for t, s in zip(tiles, states):
+                name = tile_to_str(t)
+                r = rows.get(name)
+                picture = tiles_svg([t], size=44, lang=lang, states=[s])
+                if r is None:               # not a discard the advisor weighed: no caption
+                    cells.append(f'<div style="display:inline-block;vertical-align:top;'
+                                 f'margin-right:1px">{picture}<div>&nbsp;</div></div>')
+                    continue
+                top = r.p_win == best
+                style = ("background:#2a7;color:#fff;font-weight:bold;border-radius:3px"
+                         if top else "color:#333")
+                tip = _t("chances.discard", lang, tile=tile_label(t, lang), p=percent(r.p_win))
+                if not math.isnan(r.exp_fans) and r.p_win > 0:
+                    tip += " · " + _t("chances.fans", lang, f=f"{r.exp_fans:.1f}")
+                cells.append(
+                    f'<div style="display:inline-block;text-align:center;vertical-align:top;'
+                    f'margin-right:1px">{picture}'
+                    f'<div class="mjkit-chance" data-tile="{name}" title="{html.escape(tip)}" '
+                    f'style="font-size:80%;{style}">{percent(r.p_win)}</div></div>')
+        return "<div>" + "".join(cells) + "</div>"
+
+    def _chances_html(self):
+        """The chances' heading, the best discard (or the hand's p_win) and its likeliest
+        target; "computing…" or the advisor's error while there are none."""
+        lang = self.state.lang
+        e = html.escape
+        if self.chances_status == "computing":
+            return (f'<p class="mjkit-chances-computing" style="color:#777">'
+                    f'{e(_t("chances.computing", lang))}</p>')
+        if self.chances_status == "error":
+            return (f'<p class="mjkit-chances-error" style="color:#b00">'
+                    f'{e(self.chances_message)}</p>')
+        adv = self.chances
+        best = adv.rows[0]
+        head = _t("chances.head", lang, draws=adv.draws, bar=adv.bar)
+        lines = []
+        if best.tile is None:
+            lines.append(_t("chances.hand", lang, p=percent(best.p_win)))
+        else:
+            from ..pictures import tile_label
+
+            lines.append(_t("chances.discard", lang, p=percent(best.p_win),
+                            tile=tile_label(tile_from_str(best.tile), lang)))
+        if best.p_win > 0 and not math.isnan(best.exp_fans):
+            lines[-1] += " · " + _t("chances.fans", lang, f=f"{best.exp_fans:.1f}")
+        if best.p_win <= 0:
+            lines.append(_t("chances.none", lang))
+        if best.targets:
+            t = best.targets[0]
+            fans = t.fans if isinstance(t.fans, str) else " + ".join(str(f) for f in t.fans)
+            lines.append(_t("chances.target", lang, hand=t.hand, need=t.need or "—",
+                            counted=t.counted, fans=fans, p=percent(t.p_alone)))
+        if adv.cut:
+            lines.append(_t("chances.cut", lang))
+        body = "".join(f"<div>{e(x)}</div>" for x in lines)
+        return (f'<div class="mjkit-chances" data-hand="{e(adv.hand)}" '
+                f'data-draws="{adv.draws}" style="margin:6px 0">'
+                f'<div style="color:#555">{e(head)}</div>{body}</div>')
 
     def _fans_html(self):
         lang = self.state.lang
