@@ -22,7 +22,6 @@ Examples
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from .shanten import read_hand_counts
 from .tiles import N_KINDS, tile_from_str, tile_to_str, tiles_of_counts, tiles_to_str
 from .validate import lang as check_lang
 from .validate import whole, wild_kind, wind
-from .winprob import MAX_DRAWS, MAX_GRAPH_DRAWS, MODES, win_chances
+from .winprob import MAX_DRAWS, MAX_GRAPH_DRAWS, MODES, p_alone, p_alone_of, win_chances
 
 __all__ = ["Advice", "AdviceRow", "AdviceTarget", "advise", "default_draws", "p_alone",
            "percent"]
@@ -73,70 +72,6 @@ def default_draws(n_visible=0):
     """
     n = whole("n_visible", n_visible, 0)
     return max(0, (WALL - DEAD_WALL - DEALT - n) // PLAYERS)
-
-
-def p_alone(need, draws, pool):
-    """Exact probability that ``draws`` draws from a pool bring every needed tile.
-
-    The draws take tiles without replacement, uniformly, from ``pool`` live tiles; the
-    numbers of copies of each kind drawn then follow a multivariate hypergeometric law.
-    This sums its exact probability (integer counts of draws, one division at the end)
-    over every way of getting at least the needed copies of each kind.
-
-    Parameters
-    ----------
-    need : iterable of (int, int)
-        ``(copies needed, live copies)`` per needed kind.
-    draws : int
-        Tiles drawn (capped at ``pool``: every live tile drawn).
-    pool : int
-        Live tiles in all (at least the live copies of the needed kinds).
-
-    Returns
-    -------
-    float
-        1.0 when nothing is needed; 0.0 when a kind needs more than its live copies or
-        more tiles are needed than drawn.
-
-    Raises
-    ------
-    HandError
-        Counts that are not whole numbers >= 0, or live copies summing past ``pool``.
-
-    Examples
-    --------
-    >>> p_alone([(1, 4)], 1, 40)          # one of 4 live tiles among 40 on one draw
-    0.1
-    """
-    pairs = tuple((whole("copies needed", n, 0), whole("live copies", u, 0)) for n, u in need)
-    draws = whole("draws", draws, 0)
-    pool = whole("pool", pool, 0)
-    if sum(u for _, u in pairs) > pool:
-        raise HandError(f"live copies of the needed kinds ({sum(u for _, u in pairs)}) "
-                        f"exceed the pool ({pool})")
-    return _p_alone(tuple(sorted(pairs)), min(draws, pool), pool)
-
-
-@functools.lru_cache(maxsize=65536)
-def _p_alone(pairs, draws, pool):
-    # ways[s]: sets of s tiles among the needed kinds' live copies that hold at least
-    # the needed copies of each kind (a product of the kinds' binomial rows)
-    ways = [1]
-    live = 0
-    for n, u in pairs:
-        if n > u:
-            return 0.0
-        row = [math.comb(u, k) if k >= n else 0 for k in range(u + 1)]
-        out = [0] * (len(ways) + u)
-        for i, a in enumerate(ways):
-            if a:
-                for k in range(n, u + 1):
-                    out[i + k] += a * row[k]
-        ways = out
-        live += u
-    rest = pool - live
-    hits = sum(w * math.comb(rest, draws - s) for s, w in enumerate(ways) if s <= draws and w)
-    return hits / math.comb(pool, draws)
 
 
 @dataclass(frozen=True)
@@ -568,7 +503,7 @@ class _Reach:
         p_kind = np.empty(len(kinds))
         for j, nd in enumerate(kinds):
             at = np.flatnonzero(nd)
-            p_kind[j] = _p_alone(tuple(sorted(zip(nd[at].tolist(), self.pool[at].tolist()))),
+            p_kind[j] = p_alone_of(tuple(sorted(zip(nd[at].tolist(), self.pool[at].tolist()))),
                                  draws, total)
         p = p_kind[inverse.reshape(-1)]
         # the most likely first, ties in the order of the patterns' counts

@@ -177,14 +177,14 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
                    "  These 14 tiles are already a legal win worth {fans} counted fans: "
                    "declare it!"),
     "advise.distance": ("  距够 {bar} 番的和牌 {distance} 向听；有效牌 {useful}（共 {live} 张未见）",
-                        "  {distance} from a hand worth {bar}; useful tiles {useful} "
-                        "({live} live)"),
+                        "  distance {distance} (exchanges before ready) to a hand worth {bar}; "
+                        "useful tiles {useful} ({live} live)"),
     "advise.no_target": ("  没有可达的够 {bar} 番的和牌",
                          "  no complete hand worth {bar} fans can be reached"),
     "advise.target": ("  主要目标：{hand}，{counted} 番 — {fans}；单做此牌的概率 {p}",
                       "  main target: {hand}: {counted} counted fans - {fans}; {p} alone"),
     "advise.cut": ("  注意：搜索达到节点上限，和牌概率偏低（低估）",
-                   "  warning: the search reached its node limit: p_win is underestimated"),
+                   "  warning: the search reached its node limit (p_win is underestimated)"),
     "advise.wild": ("  财神 {wild}：和牌概率已计财神；向听数与目标把财神当本身的牌（向听数是上限）",
                     "  wild {wild}: p_win counts it as wild; the distance and targets read it "
                     "as itself (the distance is an upper bound)"),

@@ -16,6 +16,8 @@ toward the nearest accepted complete hands, for any number of draws; ``mode="dee
 
 from __future__ import annotations
 
+import functools
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -34,13 +36,14 @@ from .shanten import read_hand_counts, shanten_tables
 from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
 from .validate import whole, wild_kind, wind
 
-__all__ = ["MAX_DRAWS", "Chance", "WinChances", "win_chances"]
+__all__ = ["MAX_DRAWS", "Chance", "WinChances", "p_alone", "win_chances"]
 
 MAX_DRAWS = 4   # the exact search's limit here (its key holds up to KW.MAX_DRAWS)
 EXACT_UP_TO = 3        # mode="deep": the exact search up to this many draws, else the graph
 MAX_GRAPH_DRAWS = 200
 MODES = ("deep", "exact", "graph")
-_MAX_NODES = 100_000    # per start hand; beyond, the graph is cut (``WinChances.cut``)
+_MAX_NODES = 100_000    # per graph; beyond, the graph is cut (``WinChances.cut``)
+_FEW_TARGETS = 48       # a cut graph is tried again toward the likeliest targets only
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class WinChances:
 
 
 _LEAF_KEY = types.UniTuple(types.int64, 3)
+_PACK21 = 8 ** np.arange(21, dtype=np.int64)     # counts (0..4) 3 bits a kind
 
 
 def _sws():
@@ -203,9 +207,13 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     complete patterns at the least number of missing tiles (``distance_to``'s targets,
     the discard chosen among those that keep it so) or is thrown back; hand changes at an
     equal distance and detours through farther targets are not played, so its ``p_win``
-    is the value of a restricted policy, at most the optimum.  Its pool is the start's
-    less the tiles kept since (a drawn tile thrown back is counted live again, a slight
-    overestimate).  Wild tiles are not supported by the graph yet (HandError).
+    is the value of a restricted policy, at most the optimum.  A tile drawn never comes
+    back; a tile thrown back at once leaves the useful kinds' live copies as they were
+    (tomohxx's mahjong-win-prob model, whose published table the graph reproduces when
+    it too must take every useful tile).  A graph over its node limit is retried toward
+    the targets likeliest to be completed alone, with the likeliest alone as a floor
+    (``cut``: an underestimate).  Wild tiles are not supported by the graph yet
+    (HandError).
     """
     t0 = time.perf_counter()
     rs = get_rules(rules)
@@ -276,12 +284,83 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
                       situation={"seat_wind": seat, "round_wind": rnd})
 
 
+def p_alone(need, draws, pool):
+    """Exact probability that ``draws`` draws from a pool bring every needed tile.
+
+    The draws take tiles without replacement, uniformly, from ``pool`` live tiles; the
+    numbers of copies of each kind drawn then follow a multivariate hypergeometric law.
+    This sums its exact probability (integer counts of draws, one division at the end)
+    over every way of getting at least the needed copies of each kind.
+
+    Parameters
+    ----------
+    need : iterable of (int, int)
+        ``(copies needed, live copies)`` per needed kind.
+    draws : int
+        Tiles drawn (capped at ``pool``: every live tile drawn).
+    pool : int
+        Live tiles in all (at least the live copies of the needed kinds).
+
+    Returns
+    -------
+    float
+        1.0 when nothing is needed; 0.0 when a kind needs more than its live copies or
+        more tiles are needed than drawn.
+
+    Raises
+    ------
+    HandError
+        Counts that are not whole numbers >= 0, or live copies summing past ``pool``.
+
+    Examples
+    --------
+    >>> p_alone([(1, 4)], 1, 40)          # one of 4 live tiles among 40 on one draw
+    0.1
+    """
+    pairs = tuple((whole("copies needed", n, 0), whole("live copies", u, 0)) for n, u in need)
+    draws = whole("draws", draws, 0)
+    pool = whole("pool", pool, 0)
+    if sum(u for _, u in pairs) > pool:
+        raise HandError(f"live copies of the needed kinds ({sum(u for _, u in pairs)}) "
+                        f"exceed the pool ({pool})")
+    return p_alone_of(tuple(sorted(pairs)), min(draws, pool), pool)
+
+
+@functools.lru_cache(maxsize=65536)
+def p_alone_of(pairs, draws, pool):
+    """:func:`p_alone` of checked, sorted ``(needed, live)`` pairs (cached)."""
+    # ways[s]: sets of s tiles among the needed kinds' live copies that hold at least
+    # the needed copies of each kind (a product of the kinds' binomial rows)
+    ways = [1]
+    live = 0
+    for n, u in pairs:
+        if n > u:
+            return 0.0
+        row = [math.comb(u, k) if k >= n else 0 for k in range(u + 1)]
+        out = [0] * (len(ways) + u)
+        for i, a in enumerate(ways):
+            if a:
+                for k in range(n, u + 1):
+                    out[i + k] += a * row[k]
+        ways = out
+        live += u
+    rest = pool - live
+    hits = sum(w * math.comb(rest, draws - s) for s, w in enumerate(ways) if s <= draws and w)
+    return hits / math.comb(pool, draws)
+
+
 def _given(p, f):
     return float(f / p) if p > 0 else float("nan")
 
 
 def _graph_value(h0, meld_list, melded, pool, draws, rs, bar, level, situation, judge):
-    """``(p, f, nodes, whole)`` of the 13 counts ``h0`` by the exchange graph."""
+    """``(p, f, nodes, whole)`` of the 13 counts ``h0`` by the exchange graph.
+
+    The graph toward every nearest target first, within ``_MAX_NODES``; when that is cut,
+    the graph toward the ``_FEW_TARGETS`` targets likeliest to be completed alone, and
+    the likeliest target alone as a floor (each the value of a policy: the best of them
+    is kept, an underestimate, and ``whole`` is False).
+    """
     seat, rnd = situation
     cap = 4096
     while True:
@@ -292,12 +371,58 @@ def _graph_value(h0, meld_list, melded, pool, draws, rs, bar, level, situation, 
         cap *= 4
     if best < 0:
         return 0.0, 0.0, 0, True
-    g, whole_graph = KW.exchange_graph(h0, pool, pats.astype(np.int8), np.int64(_MAX_NODES))
+    p, f, n, whole_graph = _graph_on(h0, pats, pool, draws, judge, _MAX_NODES)
+    if whole_graph:
+        return p, f, n, True
+    alone = _alone_chances(h0, pats, pool, draws)
+    few = pats[np.argsort(-alone, kind="stable")[:_FEW_TARGETS]]
+    q, fq, m, _ = _graph_on(h0, few, pool, draws, judge, _MAX_NODES)
+    if q > p:
+        p, f = q, fq
+    q, fq = _alone_floor(h0, pats, alone, judge)
+    if q > p:
+        p, f = q, fq
+    return p, f, n + m, False
+
+
+def _graph_on(h0, pats, pool, draws, judge, max_nodes):
+    """``(p, f, nodes, whole)``: the exchange graph from ``h0`` toward ``pats``."""
+    g, whole_graph = KW.exchange_graph(h0, pool, pats.astype(np.int8), np.int64(max_nodes))
     if len(g.win_x):
-        # each win candidate: its node's counts plus the drawn tile
+        # each win candidate: its node's counts plus the drawn tile; nodes differing only
+        # in the tiles drawn on the way share their complete hands, scored once
         node = np.repeat(np.arange(len(g.miss)), np.diff(g.win_ptr))
         counts = g.counts[node].astype(np.int64)
         counts[np.arange(len(node)), g.win_x] += 1
-        g.win_fans[:] = judge.judge(counts, g.win_x)
-    p, f = KW.graph_values(g, h0, pool, np.int64(draws), np.int64(pool.sum()))
+        packed = np.stack([counts[:, :21] @ _PACK21, counts[:, 21:] @ _PACK21[:13], g.win_x],
+                          axis=1)
+        _, first, back = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+        g.win_fans[:] = judge.judge(counts[first], g.win_x[first])[back.ravel()]
+    p, f = KW.graph_values(g, pool, np.int64(draws), np.int64(pool.sum()), False)
     return float(p), float(f), len(g.miss), bool(whole_graph)
+
+
+def _alone_chances(h0, pats, pool, draws):
+    """:func:`p_alone` of each target of ``pats`` from the 13 counts ``h0``."""
+    n_pool = int(pool.sum())
+    out = np.zeros(len(pats))
+    for i, t in enumerate(pats):
+        need = np.maximum(t - h0, 0)
+        at = np.flatnonzero(need)
+        out[i] = p_alone_of(tuple(sorted(zip(need[at].tolist(), pool[at].tolist()))),
+                            min(draws, n_pool), n_pool)
+    return out
+
+
+def _alone_floor(h0, pats, alone, judge):
+    """``(p, f)`` of the target likeliest to be completed alone (``alone``: the chances)."""
+    if len(pats) == 0 or alone.max() <= 0:
+        return 0.0, 0.0
+    best = int(np.argmax(alone))
+    best_p = float(alone[best])
+    t = pats[best].astype(np.int64)
+    last = np.flatnonzero(np.maximum(t - h0, 0))
+    fans = judge.judge(np.tile(t, (len(last), 1)), last).max()
+    if fans < 0:
+        return 0.0, 0.0
+    return best_p, best_p * float(fans)

@@ -41,6 +41,7 @@ N_KINDS = 34
 MAX_DRAWS = 6          # draws and discards encode into one int64 key up to 6 of each
 _BASE = 35             # key digits: kind + 1
 _NODE_KEY = types.UniTuple(types.int64, 2)     # a node's 34 counts, 3 bits each
+_GRAPH_KEY = types.UniTuple(types.int64, 4)    # a graph node: its counts and tiles drawn
 
 
 class WinProblem(NamedTuple):
@@ -300,8 +301,11 @@ def search(c, pool, draws, prob, tabs, sws, verdicts, out_p, out_f):
 # For more draws than the exact search reaches: the hands on the way from the start to the
 # accepted complete patterns at the least number of missing tiles (``targets``), one useful
 # exchange at a time (draw a tile a target misses, discard one it does not need).  A draw that
-# leads nowhere closer is thrown back (the hand stays).  The pool of a hand is the start's
-# less the tiles gained since the start; the wall shrinks by one each draw.
+# leads nowhere closer is thrown back (the hand stays).  A node is a hand *and* the tiles
+# drawn on the way to it (kept or thrown since): its live copies are the start's pool less
+# those, so a tile drawn never comes back.  A tile thrown back at once is only known to be
+# one of the hand's useless kinds: the wall shrinks by one per draw and the useful kinds'
+# live copies stay (tomohxx's model, mahjong-win-prob).
 
 
 class Graph(NamedTuple):
@@ -311,6 +315,8 @@ class Graph(NamedTuple):
     ----------
     counts : int8 (n, 34)
         Each node's concealed counts.
+    drawn : int8 (n, 34)
+        The tiles drawn on the way from the start to the node (no longer live).
     miss : int64 (n,)
         Tiles it misses from its nearest targets (1: one draw from a complete target).
     edge_ptr : int64 (n + 1,)
@@ -322,6 +328,7 @@ class Graph(NamedTuple):
     """
 
     counts: np.ndarray
+    drawn: np.ndarray
     miss: np.ndarray
     edge_ptr: np.ndarray
     edge_x: np.ndarray
@@ -378,6 +385,7 @@ def exchange_graph(h0, pool0, targets, max_nodes):
             m0 = m
     cap = 1024
     counts = np.zeros((cap, N_KINDS), np.int8)
+    drawn = np.zeros((cap, N_KINDS), np.int8)
     miss = np.zeros(cap, np.int64)
     act_ptr = np.zeros(cap + 1, np.int64)
     act = np.zeros(max(4 * cap, n_t + 1), np.int64)
@@ -387,8 +395,9 @@ def exchange_graph(h0, pool0, targets, max_nodes):
     win_ptr = np.zeros(cap + 1, np.int64)
     win_x = np.zeros(cap, np.int64)
     win_f = np.zeros(cap, np.int64)
-    index = Dict.empty(key_type=_NODE_KEY, value_type=types.int64)
+    index = Dict.empty(key_type=_GRAPH_KEY, value_type=types.int64)
     h = np.zeros(N_KINDS, np.int64)
+    gone = np.zeros(N_KINDS, np.int64)
     c = np.zeros(N_KINDS, np.int64)
     pair_x = np.zeros(N_KINDS, np.int64)       # discard mask per drawn kind
     need_m = np.zeros(64, np.int64)
@@ -404,7 +413,8 @@ def exchange_graph(h0, pool0, targets, max_nodes):
             act[k] = p
             k += 1
     act_ptr[1] = k
-    index[_node_key(h0)] = 0
+    a0, b0 = _node_key(h0)
+    index[(a0, b0, np.int64(0), np.int64(0))] = 0
     n_edges = 0
     n_wins = 0
     complete = True
@@ -412,6 +422,7 @@ def exchange_graph(h0, pool0, targets, max_nodes):
     while i < n:
         for t in range(N_KINDS):
             h[t] = counts[i, t]
+            gone[t] = drawn[i, t]
         m = miss[i]
         edge_ptr[i] = n_edges
         win_ptr[i] = n_wins
@@ -430,7 +441,7 @@ def exchange_graph(h0, pool0, targets, max_nodes):
             ob = np.int64(0)
             for t in range(N_KINDS):
                 if targets[p, t] > h[t]:
-                    if pool0[t] - max(h[t] - h0[t], 0) > 0:
+                    if pool0[t] - gone[t] > 0:
                         nb |= np.int64(1) << t
                 elif h[t] > targets[p, t]:
                     ob |= np.int64(1) << t
@@ -462,7 +473,11 @@ def exchange_graph(h0, pool0, targets, max_nodes):
                     c[t] = h[t]
                 c[x] += 1
                 c[d] -= 1
-                key = _node_key(c)
+                ka, kb = _node_key(c)
+                gone[x] += 1
+                ga, gb = _node_key(gone)
+                gone[x] -= 1
+                key = (ka, kb, ga, gb)
                 if key in index:
                     child = index[key]
                 else:
@@ -474,12 +489,15 @@ def exchange_graph(h0, pool0, targets, max_nodes):
                         # every per-node array to the same new size
                         size = 2 * counts.shape[0]
                         counts = _grow(counts, size)
+                        drawn = _grow(drawn, size)
                         miss = _grow(miss, size)
                         act_ptr = _grow(act_ptr, size + 1)
                         edge_ptr = _grow(edge_ptr, size + 1)
                         win_ptr = _grow(win_ptr, size + 1)
                     for t in range(N_KINDS):
                         counts[n, t] = c[t]
+                        drawn[n, t] = gone[t]
+                    drawn[n, x] += 1
                     miss[n] = m - 1
                     # the child's targets: the node's it is one tile nearer to
                     k = act_ptr[n]
@@ -500,20 +518,23 @@ def exchange_graph(h0, pool0, targets, max_nodes):
         i += 1
     edge_ptr[n] = n_edges
     win_ptr[n] = n_wins
-    g = Graph(counts[:n].copy(), miss[:n].copy(), edge_ptr[:n + 1].copy(),
+    g = Graph(counts[:n].copy(), drawn[:n].copy(), miss[:n].copy(), edge_ptr[:n + 1].copy(),
               edge_x[:n_edges].copy(), edge_to[:n_edges].copy(), win_ptr[:n + 1].copy(),
               win_x[:n_wins].copy(), win_f[:n_wins].copy())
     return g, complete
 
 
 @njit(cache=True)
-def graph_values(g, h0, pool0, draws, n_pool0):
+def graph_values(g, pool0, draws, n_pool0, forced):
     """``(V, F)`` of the start node (node 0) of ``g`` with ``draws`` draws left.
 
     ``V[r, i]``: the probability that node ``i`` wins within ``r`` draws, playing the best
-    exchange of the graph after each draw (a draw with none is thrown back); ``F`` the
-    expected counted fans of that win.  Draw ``r`` (counted down) is taken from a wall of
-    ``n_pool0 - (draws - r)`` tiles.
+    exchange of the graph after each draw (a draw with none, or none better than keeping
+    the hand, is thrown back); ``F`` the expected counted fans of that win.  Draw ``r``
+    (counted down) is taken from a wall of ``n_pool0 - (draws - r)`` tiles, of which
+    ``pool0[x] - drawn[i, x]`` are of kind ``x``; what is not a useful kind keeps the hand.
+    With ``forced`` a useful tile is always taken (tomohxx's mahjong-win-prob plays so);
+    otherwise the hand is kept when that is worth more.
     """
     n = g.counts.shape[0]
     v_prev = np.zeros(n)
@@ -522,6 +543,7 @@ def graph_values(g, h0, pool0, draws, n_pool0):
     f = np.zeros(n)
     best_v = np.zeros(N_KINDS)
     best_f = np.zeros(N_KINDS)
+    taken = np.zeros(N_KINDS, np.bool_)
     for r in range(1, draws + 1):
         wall = n_pool0 - (draws - r)
         if wall <= 0:
@@ -531,13 +553,20 @@ def graph_values(g, h0, pool0, draws, n_pool0):
                 v[i] = 0.0
                 f[i] = 0.0
                 continue
+            stay_v = v_prev[i]
+            stay_f = f_prev[i]
             for x in range(N_KINDS):
-                best_v[x] = v_prev[i]
-                best_f[x] = f_prev[i]
+                best_v[x] = stay_v
+                best_f[x] = stay_f
+                taken[x] = False
             for e in range(g.edge_ptr[i], g.edge_ptr[i + 1]):
                 x = g.edge_x[e]
                 to = g.edge_to[e]
-                if v_prev[to] > best_v[x] + 1e-15 or (v_prev[to] > best_v[x] - 1e-15
+                if forced and not taken[x]:
+                    taken[x] = True
+                    best_v[x] = v_prev[to]
+                    best_f[x] = f_prev[to]
+                elif v_prev[to] > best_v[x] + 1e-15 or (v_prev[to] > best_v[x] - 1e-15
                                                       and f_prev[to] > best_f[x]):
                     best_v[x] = v_prev[to]
                     best_f[x] = f_prev[to]
@@ -546,15 +575,22 @@ def graph_values(g, h0, pool0, draws, n_pool0):
                     x = g.win_x[j]
                     best_v[x] = 1.0
                     best_f[x] = g.win_fans[j]
-            sv = 0.0
-            sf = 0.0
+            # the useful kinds' live copies; every other tile drawn leaves the hand as it is
+            useful = 0
+            gain_v = 0.0
+            gain_f = 0.0
             for x in range(N_KINDS):
-                live = pool0[x] - max(g.counts[i, x] - h0[x], 0)
-                if live > 0:
-                    sv += live * best_v[x]
-                    sf += live * best_f[x]
-            v[i] = sv / wall
-            f[i] = sf / wall
+                if taken[x] or best_v[x] != stay_v or best_f[x] != stay_f:
+                    live = pool0[x] - g.drawn[i, x]
+                    if live > 0:
+                        useful += live
+                        gain_v += live * (best_v[x] - stay_v)
+                        gain_f += live * (best_f[x] - stay_f)
+            # more useful copies than wall: a wall this short cannot hold them (only with
+            # far more draws than a player has); read the draw as useful for sure
+            den = wall if wall >= useful else useful
+            v[i] = stay_v + gain_v / den
+            f[i] = stay_f + gain_f / den
         for i in range(n):
             v_prev[i] = v[i]
             f_prev[i] = f[i]
