@@ -379,7 +379,8 @@ def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=
     melds : str or sequence of Meld, optional
         The melds when ``hand`` is counts or a tile list.
     progress : bool, optional
-        Progress bar if the rule set's value index must be built (once).
+        Progress bars: if the rule set's value index must be built (once), and over the
+        discards when the search takes seconds (default: then; False: never).
     top_targets : int
         Targets kept per row, 0..50.
 
@@ -431,7 +432,7 @@ def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=
     VI.value_index(rs, progress=progress)
     chances = win_chances(hand, draws, rs, lianla=lianla, min_fans=min_fans, visible=visible,
                           wild=wild, seat_wind=seat_wind, round_wind=round_wind, melds=melds,
-                          mode=mode)
+                          mode=mode, progress=progress)
     pool = np.ascontiguousarray(4 - counts - melded - seen, np.int64)
     reach = _Reach(meld_list, melded, pool, rs, bar, level, (seat, rnd), draws, top)
     rows = []

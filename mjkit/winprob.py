@@ -43,6 +43,7 @@ EXACT_UP_TO = 3        # mode="deep": the exact search up to this many draws, el
 MAX_GRAPH_DRAWS = 200
 MODES = ("deep", "exact", "graph")
 _MAX_NODES = 100_000    # per graph; beyond, the graph is cut (``WinChances.cut``)
+PROGRESS_AFTER = 0.5    # seconds for one discard's graph before a progress bar shows
 _FEW_TARGETS = 48       # a cut graph is tried again toward the likeliest targets only
 
 
@@ -151,7 +152,8 @@ def _search(c, pool, draws, prob, tabs, sws, judge):
 
 
 def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visible=None,
-                wild=None, seat_wind="E", round_wind="E", melds=None, mode="deep"):
+                wild=None, seat_wind="E", round_wind="E", melds=None, mode="deep",
+                progress=None):
     """Probability of a legal self-drawn win within ``draws`` draws, per discard.
 
     Parameters
@@ -181,6 +183,10 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
         graph of useful exchanges toward the accepted complete hands nearest to the hand
         (see Notes).  ``"deep"``: the exact search up to :data:`EXACT_UP_TO` draws, the
         graph beyond.
+    progress : bool, optional
+        A progress bar over the discards the graph values (default: once the first one
+        took more than :data:`PROGRESS_AFTER` seconds).  Interrupting (Ctrl-C, a notebook's
+        stop) takes effect between two discards.
 
     Returns
     -------
@@ -260,7 +266,10 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
                        for d in range(N_KINDS) if c[d] > 0]
         else:
             states = 0
-            for d in held:
+            shown = None if progress is None else bool(progress)
+            bar_it = None
+            for i, d in enumerate(held):
+                t1 = time.perf_counter()
                 c[d] -= 1
                 p, f, n, whole_graph = _graph_value(c, meld_list, melded, pool, draws, rs, bar,
                                                     level, (seat, rnd), judge)
@@ -268,6 +277,16 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
                 states += n
                 cut = cut or not whole_graph
                 choices.append(Chance(tile_to_str(int(d)), p, _given(p, f)))
+                if shown is None:
+                    shown = time.perf_counter() - t1 > PROGRESS_AFTER and len(held) > 1
+                if shown and bar_it is None and i + 1 < len(held):
+                    from tqdm.auto import tqdm
+                    bar_it = tqdm(total=len(held), initial=i + 1, desc="win chances",
+                                  unit="discard", leave=False)
+                elif bar_it is not None:
+                    bar_it.update(1)
+            if bar_it is not None:
+                bar_it.close()
     else:
         if exact:
             out_p, out_f, states = _search(c, pool, draws, prob, tabs, sws, judge)

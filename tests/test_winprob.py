@@ -279,3 +279,10 @@ def test_deep_mode_is_exact_for_few_draws():
 def test_wild_tiles_beyond_the_exact_search_are_refused():
     with pytest.raises(HandError):
         win_chances("123m456p789s1236s", 8, "dazhong32", wild="P")
+
+
+def test_progress_bar_over_the_discards(capsys):
+    win_chances("1235m456p789s2366s", 6, "dazhong32", lianla=6, mode="graph", progress=True)
+    assert "win chances" in capsys.readouterr().err
+    win_chances("1235m456p789s2366s", 6, "dazhong32", lianla=6, mode="graph", progress=False)
+    assert "win chances" not in capsys.readouterr().err

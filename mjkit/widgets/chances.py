@@ -106,7 +106,8 @@ def chance_request(state, draws, mode="deep"):
     key = (state.rules, state.lianla, seat, rnd, wild, hand, melds, draws, mode)
     kwargs = {"rules": state.rules, "lianla": state.lianla, "draws_left": draws,
               "wild": wild, "mode": mode, "seat_wind": seat, "round_wind": rnd,
-              "melds": state.meld_list() or None}
+              "melds": state.meld_list() or None,
+              "progress": False}      # no bar from a worker thread: the view says computing
     return ChanceRequest(key, hand, kwargs)
 
 
