@@ -26,7 +26,8 @@ searches again.  Counting an unknown leaf as no win explores a superset of what 
 verdicts explore, so the second search finds every verdict it needs.
 
 Explicit stacks only (no recursion: see docs/architecture.md), typed dictionaries for
-the memory.
+the memory.  The entry points release the GIL (``nogil``): the hand builder runs them on a
+worker thread while the notebook stays responsive.
 """
 
 from typing import NamedTuple
@@ -261,7 +262,7 @@ def new_dict(key_type=types.int64, value_type=types.float64):
     return Dict.empty(key_type=key_type, value_type=value_type)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(c, pool, draws, prob, tabs, sws, verdicts, out_p, out_f):
     """``(V, F)`` for 13 counts (into ``out_*[0]``) or after each discard of 14 (``out_*[d]``,
     NaN where ``d`` is not held); returns the number of states remembered.
@@ -369,7 +370,7 @@ def _needed_by_any(need_m, n, x):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def exchange_graph(h0, pool0, targets, max_nodes):
     """The :class:`Graph` from the 13 counts ``h0`` toward ``targets`` (int8 (T, 34)).
 
@@ -524,7 +525,7 @@ def exchange_graph(h0, pool0, targets, max_nodes):
     return g, complete
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def graph_values(g, pool0, draws, n_pool0, forced):
     """``(V, F)`` of the start node (node 0) of ``g`` with ``draws`` draws left.
 
