@@ -218,8 +218,8 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     (tomohxx's mahjong-win-prob model, whose published table the graph reproduces when
     it too must take every useful tile).  A graph over its node limit is retried toward
     the targets likeliest to be completed alone, with the likeliest alone as a floor
-    (``cut``: an underestimate).  Wild tiles are not supported by the graph yet
-    (HandError).
+    (``cut``: an underestimate).  Wild tiles held are jokers toward the targets nearest
+    to the other tiles; a drawn wild tile fills any gap.
     """
     t0 = time.perf_counter()
     rs = get_rules(rules)
@@ -241,9 +241,6 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
                         f"{n_conc + 3 * k}", code="tile_count")
     if wk >= 0:
         check_wild_melds(meld_list, wk)
-        if not exact:
-            raise HandError(f"wild tiles with more than {EXACT_UP_TO} draws are not "
-                            "supported yet", code="bad_argument")
     pool = np.ascontiguousarray(4 - counts - melded - seen, np.int64)
     c = np.ascontiguousarray(counts, np.int64)
     prob = KW.WinProblem(np.ascontiguousarray(melded, np.int64), np.int64(k), np.int64(wk))
@@ -272,7 +269,7 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
                 t1 = time.perf_counter()
                 c[d] -= 1
                 p, f, n, whole_graph = _graph_value(c, meld_list, melded, pool, draws, rs, bar,
-                                                    level, (seat, rnd), judge)
+                                                    level, (seat, rnd, wk), judge)
                 c[d] += 1
                 states += n
                 cut = cut or not whole_graph
@@ -293,7 +290,7 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
             p, f = out_p[0], out_f[0]
         else:
             p, f, states, whole_graph = _graph_value(c, meld_list, melded, pool, draws, rs,
-                                                     bar, level, (seat, rnd), judge)
+                                                     bar, level, (seat, rnd, wk), judge)
             cut = not whole_graph
         choices = [Chance(None, float(p), _given(p, f))]
     choices.sort(key=_order)
@@ -378,24 +375,30 @@ def _graph_value(h0, meld_list, melded, pool, draws, rs, bar, level, situation, 
     The graph toward every nearest target first, within ``_MAX_NODES``; when that is cut,
     the graph toward the ``_FEW_TARGETS`` targets likeliest to be completed alone, and
     the likeliest target alone as a floor (each the value of a policy: the best of them
-    is kept, an underestimate, and ``whole`` is False).
+    is kept, an underestimate, and ``whole`` is False).  ``situation`` is ``(seat, round,
+    wild kind)``: wild tiles held are jokers toward the targets nearest to the other tiles
+    (targets needing more copies of a kind than are unseen are left out), and a cut graph
+    with wild tiles is not retried.
     """
-    seat, rnd = situation
+    seat, rnd, wild = situation
+    plain = h0.copy()
+    if wild >= 0:
+        plain[wild] = 0
     cap = 4096
     while True:
-        best, pats, _ = nearest_patterns(h0, meld_list, melded, pool, rs, bar, level,
+        best, pats, _ = nearest_patterns(plain, meld_list, melded, pool, rs, bar, level,
                                          (seat, rnd, True), cap)
         if len(pats) < cap or cap >= 1 << 16:
             break
         cap *= 4
     if best < 0:
         return 0.0, 0.0, 0, True
-    p, f, n, whole_graph = _graph_on(h0, pats, pool, draws, judge, _MAX_NODES)
-    if whole_graph:
-        return p, f, n, True
+    p, f, n, whole_graph = _graph_on(h0, pats, pool, draws, judge, _MAX_NODES, wild)
+    if whole_graph or wild >= 0:
+        return p, f, n, whole_graph
     alone = _alone_chances(h0, pats, pool, draws)
     few = pats[np.argsort(-alone, kind="stable")[:_FEW_TARGETS]]
-    q, fq, m, _ = _graph_on(h0, few, pool, draws, judge, _MAX_NODES)
+    q, fq, m, _ = _graph_on(h0, few, pool, draws, judge, _MAX_NODES, wild)
     if q > p:
         p, f = q, fq
     q, fq = _alone_floor(h0, pats, alone, judge)
@@ -404,9 +407,10 @@ def _graph_value(h0, meld_list, melded, pool, draws, rs, bar, level, situation, 
     return p, f, n + m, False
 
 
-def _graph_on(h0, pats, pool, draws, judge, max_nodes):
+def _graph_on(h0, pats, pool, draws, judge, max_nodes, wild):
     """``(p, f, nodes, whole)``: the exchange graph from ``h0`` toward ``pats``."""
-    g, whole_graph = KW.exchange_graph(h0, pool, pats.astype(np.int8), np.int64(max_nodes))
+    g, whole_graph = KW.exchange_graph(h0, pool, pats.astype(np.int8), np.int64(max_nodes),
+                                       np.int64(wild))
     if len(g.win_x):
         # each win candidate: its node's counts plus the drawn tile; nodes differing only
         # in the tiles drawn on the way share their complete hands, scored once

@@ -282,15 +282,27 @@ def test_builder_says_computing_first_and_never_shows_a_stale_hand(value_index):
     b.close()
 
 
+class RefusingEngine(CountingEngine):
+    """mjkit.advise, but refusing (HandError, as the advisor refuses bad input) beyond 2
+    draws: the builder's way of showing the advisor's errors is under test, and the
+    builder itself never sends a request the advisor refuses."""
+
+    def __call__(self, hand, **kw):
+        if kw["draws_left"] > 2:
+            self.calls.append(tuple(hand))
+            raise HandError("draws_left: this engine takes at most 2 draws")
+        return super().__call__(hand, **kw)
+
+
 def test_builder_shows_advisor_errors_as_a_message(value_index):
-    b = _builder(CountingEngine(), lang="en", draws=12)
+    b = _builder(RefusingEngine(), lang="en", draws=12)
     b.wild.value = tile_from_str("P")
     _click(b, "1m 2m 3m 2m 3m 4m 3m 4m 5m 6m 7m 9s P")
     _wait(b)
     assert b.view.chances_status == "error"
-    assert "wild tiles with more than 3 draws" in b.out.value
+    assert "this engine takes at most 2 draws" in b.out.value
     assert "Traceback" not in b.out.value and b.chances.error is None
-    b.draws.value = 2                       # within the exact search: chances
+    b.draws.value = 2
     _wait(b)
     assert b.view.chances_status == "done" and "this hand:" in b.out.value
     b.close()

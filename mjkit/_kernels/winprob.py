@@ -353,13 +353,14 @@ def _grow(a, n):
 
 
 @njit(cache=True)
-def _need_of_target(h, targets, p):
+def _need_of_target(h, targets, p, wild):
+    """Tiles ``h`` misses from target ``p``: its wild tiles (kind ``wild``) fill any gap."""
     m = 0
     for t in range(N_KINDS):
-        d = targets[p, t] - h[t]
+        d = targets[p, t] - (0 if t == wild else h[t])
         if d > 0:
             m += d
-    return m
+    return m - (h[wild] if wild >= 0 else 0)
 
 
 @njit(cache=True)
@@ -371,17 +372,19 @@ def _needed_by_any(need_m, n, x):
 
 
 @njit(cache=True, nogil=True)
-def exchange_graph(h0, pool0, targets, max_nodes):
+def exchange_graph(h0, pool0, targets, max_nodes, wild):
     """The :class:`Graph` from the 13 counts ``h0`` toward ``targets`` (int8 (T, 34)).
 
     Only targets at the least number of missing tiles take part (the others are never
-    nearer after a useful exchange).  Returns ``(graph, complete)``; ``complete`` is False
-    when ``max_nodes`` was reached (the graph is then cut: an underestimate).
+    nearer after a useful exchange).  Tiles of the kind ``wild`` (-1: none) are jokers:
+    each fills any one gap, and drawing one is useful toward every target.  Returns
+    ``(graph, complete)``; ``complete`` is False when ``max_nodes`` was reached (the graph
+    is then cut: an underestimate).
     """
     n_t = targets.shape[0]
     m0 = 1000
     for p in range(n_t):
-        m = _need_of_target(h0, targets, p)
+        m = _need_of_target(h0, targets, p, wild)
         if m < m0:
             m0 = m
     cap = 1024
@@ -410,7 +413,7 @@ def exchange_graph(h0, pool0, targets, max_nodes):
     miss[0] = m0
     k = 0
     for p in range(n_t):
-        if _need_of_target(h0, targets, p) == m0:
+        if _need_of_target(h0, targets, p, wild) == m0:
             act[k] = p
             k += 1
     act_ptr[1] = k
@@ -441,11 +444,14 @@ def exchange_graph(h0, pool0, targets, max_nodes):
             nb = np.int64(0)
             ob = np.int64(0)
             for t in range(N_KINDS):
-                if targets[p, t] > h[t]:
-                    if pool0[t] - gone[t] > 0:
+                ht = 0 if t == wild else h[t]           # wild tiles held are jokers
+                if targets[p, t] > ht:
+                    if t != wild and pool0[t] - gone[t] > 0:
                         nb |= np.int64(1) << t
-                elif h[t] > targets[p, t]:
+                elif ht > targets[p, t]:
                     ob |= np.int64(1) << t
+            if wild >= 0 and pool0[wild] - gone[wild] > 0:
+                nb |= np.int64(1) << wild                # a wild tile drawn fills any gap
             need_m[jj] = nb
             over_m[jj] = ob
             for x in range(N_KINDS):
