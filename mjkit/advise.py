@@ -256,6 +256,8 @@ class Advice:
                                     fans=" ".join(t.fans), p=percent(t.p_alone)))
         if self.cut:
             lines.append(M.text("advise.cut", lang))
+        elif not self.chances.exact:
+            lines.append(M.text("advise.lower_bound", lang))
         if self.wild is not None:
             lines.append(M.text("advise.wild", lang, wild=self.wild))
         return "\n".join(lines)
@@ -394,7 +396,7 @@ def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=
         A malformed hand, a fifth copy, a wrong tile count, ``draws_left`` or
         ``top_targets`` out of range, an unknown mode, a bad ``min_fans``, 连拉 off the
         dealer's seat or in a rule set without it, and whatever
-        :func:`~mjkit.winprob.win_chances` refuses (wild tiles beyond its exact search).
+        :func:`~mjkit.winprob.win_chances` refuses.
 
     Notes
     -----

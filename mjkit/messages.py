@@ -185,6 +185,9 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
                       "  main target: {hand}: {counted} counted fans - {fans}; {p} alone"),
     "advise.cut": ("  注意：搜索达到节点上限，和牌概率偏低（低估）",
                    "  warning: the search reached its node limit (p_win is underestimated)"),
+    "advise.lower_bound": ("  （超出精确搜索的摸牌数：和牌概率是只走有效进张的打法的值，是下限）",
+                           "  (beyond the exact search: p_win is the value of playing useful "
+                           "exchanges only, a lower bound)"),
     "advise.wild": ("  财神 {wild}：和牌概率已计财神；向听数与目标把财神当本身的牌（向听数是上限）",
                     "  wild {wild}: p_win counts it as wild; the distance and targets read it "
                     "as itself (the distance is an upper bound)"),

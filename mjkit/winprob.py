@@ -72,6 +72,7 @@ class WinChances:
     is_win: bool = False          # the 14 tiles are already a legal self-drawn win
     win_fans: int = -1
     cut: bool = False             # a graph reached its node limit: p_win is underestimated
+    exact: bool = True            # the exact search answered (else the graph: a lower bound)
     situation: dict = field(default_factory=dict)
 
     @property
@@ -296,7 +297,7 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     choices.sort(key=_order)
     return WinChances(text, rs.name, int(bar), level, draws, choices, int(states),
                       time.perf_counter() - t0, wild=None if wk < 0 else tile_to_str(wk),
-                      is_win=is_win, win_fans=wf, cut=cut,
+                      is_win=is_win, win_fans=wf, cut=cut, exact=exact,
                       situation={"seat_wind": seat, "round_wind": rnd})
 
 
