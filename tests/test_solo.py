@@ -28,11 +28,11 @@ def test_walls_are_seeded_shuffles_of_the_whole_set():
 @pytest.mark.parametrize("policy", ["efficiency", "value"])
 @pytest.mark.parametrize("bar", [0, 8])
 def test_wins_are_legal_at_the_bar_and_reproducible(policy, bar):
-    r = solo.solo_games(policy, 300, bar=bar, seed=11, draws=17)
-    again = solo.solo_games(policy, 300, bar=bar, seed=11, draws=17)
+    r = solo.solo_games(policy, 150, bar=bar, seed=11, draws=17)
+    again = solo.solo_games(policy, 150, bar=bar, seed=11, draws=17)
     assert (r.won == again.won).all() and (r.counted == again.counted).all()
     assert 0 < r.won.sum() < r.n
-    wall = solo.walls(11, 0, 300)
+    wall = solo.walls(11, 0, 150)
     for g in np.flatnonzero(r.won)[:25]:
         h = r.hands[g]
         assert h.sum() == 14 and (h <= 4).all()
