@@ -30,7 +30,7 @@ record per hand.
 import numpy as np
 from numba import njit
 
-from .game_state import HAND_DTYPE, SEAT_DTYPE, ScoreScratch, Table, Work
+from .game_state import HAND_DTYPE, SEAT_DTYPE, ScoreScratch, Table, ValueAim, Work
 from .evaluate import WS_LEN, score_hand_row
 from .layout import (
     COUNTS, DEC_COUNTED, DEC_LEN, F_EARTHLY_HAND, F_HEAVENLY_HAND, F_KONG, F_LAST_WALL,
@@ -191,8 +191,9 @@ def _discard(p, t, par, tabs, dirs, hooks, wk):
             return k
     if dirs is not None:
         if mode == POLICY_VALUE or mode == POLICY_BREAK:
-            k = value_discard(c, nm, t.mtype[p], t.mtile[p], wild, s, _want(p, par), par.commit,
-                              mode == POLICY_BREAK, t.seen, p, dirs, tabs, ps)
+            aim = ValueAim(_want(p, par), par.commit, mode == POLICY_BREAK)
+            k = value_discard(c, nm, t.mtype[p], t.mtile[p], wild, s, aim, t.seen, p, dirs,
+                              tabs, ps)
             if k >= 0:
                 return k
     k, _ = efficiency_discard(c, nm, wild, t.nocap, t.seen, tabs, ps.sws)

@@ -99,6 +99,24 @@ class PolicyHooks(NamedTuple):
     others: object
 
 
+class ValueAim(NamedTuple):
+    """What a value-aware discard aims at (:func:`~.policy.value_discard`).
+
+    Attributes
+    ----------
+    want : int
+        Fans a direction must bring (the bar less the small-fan allowance).
+    commit : int
+        The need at or below which the player commits to its direction (8上).
+    defend : bool
+        破拉: keep one direction and hold back tiles the dealer could claim.
+    """
+
+    want: int
+    commit: int
+    defend: bool
+
+
 class PolicyScratch(NamedTuple):
     """Work arrays of the policy kernels (``policy.policy_scratch`` makes them).
 

@@ -471,18 +471,18 @@ def efficiency_discard(c, n_melds, wild, nocap, seen, tabs, sws):
 
 
 @njit(cache=True, inline="always")
-def value_discard(c, nm, mtype, mtile, wild, s, want, commit, defend, seen, seat, dirs, tabs,
-                  ps):
-    """The value-aware discard (``POLICY_VALUE``, or 破拉 with ``defend``), -1 when no
-    direction is worth ``want`` fans.
+def value_discard(c, nm, mtype, mtile, wild, s, aim, seen, seat, dirs, tabs, ps):
+    """The value-aware discard (``POLICY_VALUE``, or 破拉 with ``aim.defend``), -1 when no
+    direction is worth ``aim.want`` fans.
 
     ``s`` is the player's seat record (:data:`~.game_state.SEAT_DTYPE`): the directions
     chosen are kept in it (``aim``, ``aim2``) from one discard to the next, and every
     direction is looked at every ``RESCAN`` turns.  Once the leading need is at most
-    ``commit`` the player is committed (``committed``, seed 000's 8上) and no longer looks
+    ``aim.commit`` the player is committed (``committed``, seed 000's 8上) and no longer looks
     at other directions.  Before that a value-aware player keeps the best two (6看); 破拉
     keeps one.
     """
+    want, commit, defend = aim.want, aim.commit, aim.defend
     first = -1
     second = -1
     if s.committed == 1:

@@ -9,6 +9,7 @@ nothing here links the evaluator.
 import numpy as np
 from numba import njit
 
+from .game_state import ValueAim
 from .policy import POLICY_EFFICIENCY, efficiency_discard, policy_scratch, value_discard
 
 N_KINDS = 34
@@ -41,6 +42,7 @@ def solo_discards(policy, hands, seen, active, seats, want, commit, dirs, tabs, 
     nocap = np.zeros(N_KINDS, np.int64)
     nm = np.int64(0)
     wild = np.int64(-1)
+    aim = ValueAim(want, commit, False)
     for g in range(hands.shape[0]):
         if not active[g]:
             out[g] = -1
@@ -48,8 +50,8 @@ def solo_discards(policy, hands, seen, active, seats, want, commit, dirs, tabs, 
         c = hands[g]
         k = np.int64(-1)
         if policy != POLICY_EFFICIENCY and want > 0:
-            k = value_discard(c, nm, mtype, mtile, wild, seats[g], want, commit, False,
-                              seen[g], np.int64(0), dirs, tabs, ps)
+            k = value_discard(c, nm, mtype, mtile, wild, seats[g], aim, seen[g], np.int64(0),
+                              dirs, tabs, ps)
         if k < 0:
             k, _ = efficiency_discard(c, nm, wild, nocap, seen[g], tabs, ps.sws)
         out[g] = k

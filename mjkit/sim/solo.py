@@ -36,6 +36,7 @@ from ..errors import HandError
 from ..rules import get_rules
 from ..score import legal_counted, situation_row
 from ..shanten import shanten_tables
+from ..tiles import tile_from_str, tiles_of_counts
 from ..validate import seed as _seed
 from ..validate import whole
 from .directions import direction_arrays
@@ -181,23 +182,17 @@ class _Advisor:
         self.first = None
 
     def decide(self, hands, seen, active, left):
-        from ..tiles import tiles_of_counts
-        from ..winprob import win_chances
+        from ..winprob import win_chances     # imported here: winprob imports the scorer
         out = np.full(len(hands), -1, np.int64)
         p = np.full(len(hands), np.nan)
         for g in np.flatnonzero(active):
             res = win_chances(hands[g], left, self.rs, min_fans=self.bar,
                               visible=tiles_of_counts(seen[g]), mode=self.mode)
-            out[g] = _kind(res.best.tile)
+            out[g] = tile_from_str(res.best.tile)
             p[g] = res.p_win
         if self.first is None:
             self.first = p
         return out
-
-
-def _kind(text):
-    from ..tiles import tile_from_str
-    return int(tile_from_str(text))
 
 
 def solo_games(policy, n_games, *, bar=0, draws=17, rules="dazhong32", seed=0, first=0,
