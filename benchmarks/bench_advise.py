@@ -18,10 +18,11 @@ exactly ``d``.  Each hand, 17 draws left, on one numba thread after a warm-up ca
 
 Each distance's median and maximum are printed beside the target.
 
-Fast section: when ``"fast"`` is one of ``mjkit.winprob.MODES``, the time of one decision
-(``win_chances(hand, 17, mode="fast")`` on a 14-tile hand: its 14 discards together,
-Python call included) over seeded random starting hands, the best of ``--repeats``,
-against the 50 us target.  Otherwise it says that fast mode is not available.
+Fast section: the time of one simulator decision (``winprob.fast_rates`` and
+``fast_choice`` on a 14-tile hand: the nearest-target query of the value index, then the
+rating of all 14 discards) over seeded random starting hands, split into its two parts,
+against the 50 us target; then the time per decision in one-player games beside the
+efficiency policy's, in the same run, and their ratio.
 
 Speed is measured here, never asserted in the tests.
 """
@@ -34,6 +35,10 @@ import numpy as np
 
 import mjkit
 from mjkit import winprob as W
+from mjkit._kernels import target_chances as KT
+from mjkit.distance import nearest_patterns
+from mjkit.rules import get_rules
+from mjkit.sim.solo import solo_games
 from mjkit.random_hands import random_closed_counts, random_winning_hands
 from mjkit.tiles import N_KINDS, tiles_of_counts, tiles_to_str
 
@@ -141,24 +146,47 @@ def bench_deep(args):
 
 def bench_fast(args):
     print("== fast mode (the simulator's decisions) ==")
-    if "fast" not in W.MODES:
-        print(f"fast mode is not available: mjkit.winprob.MODES = {W.MODES}; "
-              f"no figure (target <= {TARGET_FAST_US:g} us per decision of 14 discards)")
-        return
     n = 50 if args.quick else 500
     hands = random_closed_counts(n, args.seed, n_tiles=14)
+    rs = get_rules(RULES)
+    none = np.zeros(N_KINDS, np.int64)
+    out = KT.discard_chances_out()
     for level in LEVELS:
-        W.win_chances(hands[0], DRAWS, RULES, lianla=level, mode="fast")     # compile / load
-        best = float("inf")
-        for _ in range(1 if args.quick else args.repeats):
+        bar = mjkit.threshold(RULES, level)    # the hand's own need at this level
+        W.fast_rates(hands[0], [], none, 4 - hands[0], DRAWS, rs, bar, 0, (0, 0), -1)
+        query = kernel = 0.0
+        for c in hands:
+            pool = np.ascontiguousarray(4 - c, np.int64)
             t = time.perf_counter()
-            for c in hands:
-                W.win_chances(c, DRAWS, RULES, lianla=level, mode="fast")
-            best = min(best, (time.perf_counter() - t) / n)
-        us = best * 1e6
-        print(f"连{level}拉{level}: {us:,.1f} us per decision (14 discards, Python call "
-              f"included) over {n} random starting hands; target <= {TARGET_FAST_US:g} us: "
-              f"{'met' if us <= TARGET_FAST_US else 'not met'}")
+            _, pats, _ = nearest_patterns(c, [], none, pool, rs, bar, 0, (0, 0, True),
+                                          W.FAST_TARGETS)
+            t1 = time.perf_counter()
+            KT.discard_chances(c, pool, np.int64(DRAWS), np.int64(-1), True,
+                               KT.TargetSet(pats, np.zeros(len(pats))), out)
+            W.fast_choice(out, c)
+            t2 = time.perf_counter()
+            query += t1 - t
+            kernel += t2 - t1
+        q_us, k_us = query / n * 1e6, kernel / n * 1e6
+        total = q_us + k_us
+        print(f"连{level}拉{level} (bar {bar}), {n} random 14-tile hands, 17 draws: "
+              f"{total:,.0f} us per decision = nearest-target query {q_us:,.0f} us + rating "
+              f"and choice {k_us:,.1f} us; target <= {TARGET_FAST_US:g} us: "
+              f"{'met' if total <= TARGET_FAST_US else 'not met'}")
+    games = 40 if args.quick else 300
+    print(f"in one-player games ({games} games, seed {args.seed}, judge included), us per "
+          "decision against the efficiency policy (the simulator's fastest player):")
+    for level in LEVELS:
+        bar = mjkit.threshold(RULES, level)
+        per = {}
+        for pol in ("efficiency", "fast"):
+            solo_games(pol, 5, bar=bar, seed=args.seed + 99, progress=False)     # warm
+            r = solo_games(pol, games, bar=bar, seed=args.seed, progress=False)
+            decisions = int(np.where(r.won_at >= 0, r.won_at, r.draws).sum())
+            per[pol] = r.seconds / max(decisions, 1) * 1e6
+        print(f"  bar {bar:>2}: fast {per['fast']:,.0f} us, efficiency "
+              f"{per['efficiency']:,.1f} us: fast / efficiency = "
+              f"{per['fast'] / per['efficiency']:,.0f}x")
 
 
 def main(argv=None):

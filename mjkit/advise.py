@@ -40,7 +40,8 @@ from .shanten import read_hand_counts
 from .tiles import N_KINDS, tile_from_str, tile_to_str, tiles_of_counts, tiles_to_str
 from .validate import lang as check_lang
 from .validate import whole, wild_kind, wind
-from .winprob import MAX_DRAWS, MAX_GRAPH_DRAWS, MODES, p_alone, p_alone_of, win_chances
+from .winprob import (MAX_DRAWS, MAX_GRAPH_DRAWS, MODES, alone_chances, p_alone,
+                      win_chances)
 
 __all__ = ["Advice", "AdviceRow", "AdviceTarget", "advise", "default_draws", "p_alone",
            "percent"]
@@ -256,6 +257,8 @@ class Advice:
                                     fans=" ".join(t.fans), p=percent(t.p_alone)))
         if self.cut:
             lines.append(M.text("advise.cut", lang))
+        elif self.chances.mode == "fast":
+            lines.append(M.text("advise.fast", lang))
         elif not self.chances.exact:
             lines.append(M.text("advise.lower_bound", lang))
         if self.wild is not None:
@@ -372,7 +375,7 @@ def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=
         Tiles the player sees elsewhere (discards, others' melds): not live.
     wild : str or int, optional
         The wild tile kind (财神).
-    mode : {"deep", "exact", "graph"}
+    mode : {"deep", "exact", "graph", "fast"}
         The search of :func:`mjkit.winprob.win_chances`.
     min_fans : int, optional
         The bar in counted fans, the 连拉 line included (default: the rule set's
@@ -499,16 +502,7 @@ class _Reach:
     def _targets(self, h, pats, need):
         if not self.top:
             return ()
-        total = int(self.pool.sum())
-        draws = min(self.draws, total)
-        # many patterns need the same tiles: one probability per distinct need
-        kinds, inverse = np.unique(need, axis=0, return_inverse=True)
-        p_kind = np.empty(len(kinds))
-        for j, nd in enumerate(kinds):
-            at = np.flatnonzero(nd)
-            p_kind[j] = p_alone_of(tuple(sorted(zip(nd[at].tolist(), self.pool[at].tolist()))),
-                                 draws, total)
-        p = p_kind[inverse.reshape(-1)]
+        p = alone_chances(h, pats, self.pool, self.draws)
         # the most likely first, ties in the order of the patterns' counts
         keys = [pats[:, t] for t in range(N_KINDS - 1, -1, -1)] + [-p]
         order = np.lexsort(keys)[:self.top]

@@ -651,8 +651,9 @@ def build_parser():
                                       "17 with none)")
     ad.add_argument("--wild", type=_checked(_wild_arg), metavar="TILE",
                     help="the wild tile (财神), e.g. P")
-    ad.add_argument("--mode", choices=("deep", "exact", "graph"), default="deep",
-                    help="search: deep (default), exact (up to 4 draws) or graph")
+    ad.add_argument("--mode", choices=("deep", "exact", "graph", "fast"), default="deep",
+                    help="search: deep (default), exact (up to 4 draws), graph or fast "
+                         "(the simulator's rating, a calibrated estimate)")
     ad.add_argument("--seat", "--seat-wind", dest="seat_wind",
                     type=_checked(_wind_arg("seat_wind")), default="E", metavar="WIND")
     ad.add_argument("--round", "--round-wind", dest="round_wind",

@@ -188,6 +188,9 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "advise.lower_bound": ("  （超出精确搜索的摸牌数：和牌概率是只走有效进张的打法的值，是下限）",
                            "  (beyond the exact search: p_win is the value of playing useful "
                            "exchanges only, a lower bound)"),
+    "advise.fast": ("  （快速模式：和牌概率是按单人对局实测校准的估计，不是精确值）",
+                    "  (fast mode: p_win is an estimate calibrated on one-player games, not "
+                    "an exact value)"),
     "advise.wild": ("  财神 {wild}：和牌概率已计财神；向听数与目标把财神当本身的牌（向听数是上限）",
                     "  wild {wild}: p_win counts it as wild; the distance and targets read it "
                     "as itself (the distance is an upper bound)"),

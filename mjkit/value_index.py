@@ -314,7 +314,7 @@ def _hand_fans(rs):
 
 # Kernel files left out of the cache key: they do not score or build.
 _QUERY_ONLY = ("shanten.py", "game.py", "game_state.py", "policy.py", "rng.py", "solo.py",
-               "winprob.py")
+               "target_chances.py", "winprob.py")
 
 
 def _index_key(rs, fam):

@@ -24,27 +24,31 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import types
 
+from ._kernels import target_chances as KT
 from ._kernels import winprob as KW
 from ._kernels.bundles import ShantenTables
 from ._kernels.shanten import WS_LEN as SWS_LEN, init_workspace
 from ._lazy import pandas as pd
 from .distance import nearest_patterns, target_fans
 from .errors import HandError
+from .fast_calibration import fast_p_win
 from .rules import get_rules
 from .score import check_wild_melds, legal_counted, situation_row
 from .shanten import read_hand_counts, shanten_tables
 from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
 from .validate import whole, wild_kind, wind
 
-__all__ = ["MAX_DRAWS", "Chance", "WinChances", "p_alone", "win_chances"]
+__all__ = ["MAX_DRAWS", "Chance", "WinChances", "alone_chances", "fast_choice", "fast_rates",
+           "p_alone", "win_chances"]
 
 MAX_DRAWS = 4   # the exact search's limit here (its key holds up to KW.MAX_DRAWS)
 EXACT_UP_TO = 3        # mode="deep": the exact search up to this many draws, else the graph
 MAX_GRAPH_DRAWS = 200
-MODES = ("deep", "exact", "graph")
+MODES = ("deep", "exact", "graph", "fast")
 _MAX_NODES = 100_000    # per graph; beyond, the graph is cut (``WinChances.cut``)
 PROGRESS_AFTER = 0.5    # seconds for one discard's graph before a progress bar shows
 _FEW_TARGETS = 48       # a cut graph is tried again toward the likeliest targets only
+FAST_TARGETS = 1024     # mode="fast": the nearest targets it rates (more are left out)
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class WinChances:
     win_fans: int = -1
     cut: bool = False             # a graph reached its node limit: p_win is underestimated
     exact: bool = True            # the exact search answered (else the graph: a lower bound)
+    mode: str = "deep"
     situation: dict = field(default_factory=dict)
 
     @property
@@ -179,11 +184,12 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
         Default East, East.
     melds : str or sequence of Meld, optional
         The melds when ``hand`` is counts or a tile list.
-    mode : {"deep", "exact", "graph"}
+    mode : {"deep", "exact", "graph", "fast"}
         ``"exact"``: the exact search (up to :data:`MAX_DRAWS` draws).  ``"graph"``: the
         graph of useful exchanges toward the accepted complete hands nearest to the hand
         (see Notes).  ``"deep"``: the exact search up to :data:`EXACT_UP_TO` draws, the
-        graph beyond.
+        graph beyond.  ``"fast"``: the simulator's rating (:func:`fast_rates`; see
+        Notes), its ``p_win`` a calibrated estimate.
     progress : bool, optional
         A progress bar over the discards the graph values (default: once the first one
         took more than :data:`PROGRESS_AFTER` seconds).  Interrupting (Ctrl-C, a notebook's
@@ -221,6 +227,16 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     the targets likeliest to be completed alone, with the likeliest alone as a floor
     (``cut``: an underestimate).  Wild tiles held are jokers toward the targets nearest
     to the other tiles; a drawn wild tile fills any gap.
+
+    The fast mode (:func:`fast_rates`, the simulator's decisions) rates every discard by
+    the chances of the nearest accepted targets, each completed alone (a product of
+    hypergeometric tails, slightly above the exact chance), and plays the discard whose
+    targets' chances sum highest.  Its ``p_win`` is that rating read through a monotone
+    map fitted on the fast mode's own one-player games (:mod:`mjkit.fast_calibration`:
+    an estimate, calibrated for ``dazhong32`` without wild tiles, up to 17 draws);
+    ``exp_fans`` weighs the targets' counted fans at their best last tile by their
+    chances (with wild tiles the targets are read as natural tiles, so a fan such as
+    无财神 may be counted that the joker-filled hand would lose).
     """
     t0 = time.perf_counter()
     rs = get_rules(rules)
@@ -229,6 +245,7 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     exact = mode == "exact"
     draws = whole("draws", draws, 0, MAX_DRAWS if exact else MAX_GRAPH_DRAWS)
     exact = exact or (mode == "deep" and draws <= EXACT_UP_TO)
+    fast = mode == "fast"
     seat = wind(seat_wind, "seat_wind")
     rnd = wind(round_wind, "round_wind")
     level = rs.streak_level(lianla, seat)
@@ -252,7 +269,16 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     is_win = False
     wf = -1
     cut = False
-    if n_conc == 14 - 3 * k:
+    if mode == "fast":
+        discard = n_conc == 14 - 3 * k
+        if discard:
+            held = np.flatnonzero(c)
+            wf = int(judge.judge(np.tile(c, (len(held), 1)), held).max())
+            is_win = wf >= 0
+        choices = _fast_chances(c, meld_list, melded, pool, draws, rs, bar, level, (seat, rnd),
+                                wk, discard, judge)
+        states = 0
+    elif n_conc == 14 - 3 * k:
         held = np.flatnonzero(c)
         wins = judge.judge(np.tile(c, (len(held), 1)), held)
         wf = int(wins.max())
@@ -294,10 +320,11 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
                                                      bar, level, (seat, rnd, wk), judge)
             cut = not whole_graph
         choices = [Chance(None, float(p), _given(p, f))]
-    choices.sort(key=_order)
+    if mode != "fast":        # the fast mode's choices are in the order it plays them
+        choices.sort(key=_order)
     return WinChances(text, rs.name, int(bar), level, draws, choices, int(states),
                       time.perf_counter() - t0, wild=None if wk < 0 else tile_to_str(wk),
-                      is_win=is_win, win_fans=wf, cut=cut, exact=exact,
+                      is_win=is_win, win_fans=wf, cut=cut, exact=exact and not fast, mode=mode,
                       situation={"seat_wind": seat, "round_wind": rnd})
 
 
@@ -366,6 +393,96 @@ def p_alone_of(pairs, draws, pool):
     return hits / math.comb(pool, draws)
 
 
+def fast_rates(counts, meld_list, melded, pool, draws, rs, bar, level, winds, wild,
+               discard=True, out=None):
+    """The fast mode's rating of each discard of ``counts`` (or of ``counts`` itself).
+
+    The accepted complete patterns nearest to the tiles held (wild tiles left out: they
+    are jokers), up to :data:`FAST_TARGETS`, each rated by the chance of drawing its
+    missing tiles (:mod:`mjkit._kernels.target_chances`).
+
+    Parameters
+    ----------
+    counts, melded, pool : int64 (34,)
+        Concealed tiles (14 or 13 less 3 per meld), tiles in melds, live copies.
+    meld_list : list of Meld
+    draws : int
+        Draws left after the discard.
+    rs : RuleSet
+    bar, level : int
+        Counted fans a win must reach; the 连拉 level.
+    winds : (seat, round)
+    wild : int
+        The wild kind (-1 none).
+    discard : bool
+        Rate each discard (``counts`` a 14-tile hand) or ``counts`` itself (slot 0).
+    out : DiscardChances, optional
+        Reused output arrays.
+
+    Returns
+    -------
+    (DiscardChances, patterns)
+        ``patterns``: the targets (int64 (k, 34)); ``best`` indexes them.
+    """
+    plain = counts
+    if wild >= 0 and counts[wild]:
+        plain = counts.copy()
+        plain[wild] = 0
+    best, pats, _ = nearest_patterns(plain, meld_list, melded, pool, rs, bar, level,
+                                     (winds[0], winds[1], True), FAST_TARGETS)
+    if out is None:
+        out = KT.discard_chances_out()
+    targets = KT.TargetSet(pats, np.zeros(len(pats)))
+    KT.discard_chances(counts, pool, np.int64(draws), np.int64(wild), bool(discard), targets,
+                       out)
+    return out, pats
+
+
+def _target_fans(pats, h, judge):
+    """Counted fans of each target completed from ``h``, at its best last tile (-1: none
+    legal), by the batch scorer."""
+    need = pats > h[None, :]
+    rows, last = np.nonzero(need)
+    fans = np.full(len(pats), -1, np.int64)
+    if len(rows):
+        f = judge.judge(pats[rows], last)
+        np.maximum.at(fans, rows, f)
+    return fans
+
+
+def _fast_chances(c, meld_list, melded, pool, draws, rs, bar, level, winds, wild, discard,
+                  judge):
+    """``win_chances(mode="fast")``'s choices: calibrated chances of the fast rating."""
+    out, pats = fast_rates(c, meld_list, melded, pool, draws, rs, bar, level, winds, wild,
+                           discard)
+    fans = _target_fans(pats, c, judge).astype(float) if len(pats) else np.zeros(0)
+    if len(pats):
+        # again with the targets' fans, for the expected fans
+        KT.discard_chances(c, pool, np.int64(draws), np.int64(wild), bool(discard),
+                           KT.TargetSet(pats, np.maximum(fans, 0.0)), out)
+    kinds = np.flatnonzero(c) if discard else np.zeros(1, np.int64)
+    need = max(bar - level * rs.streak_points, 0)       # from the hand itself
+    choices = []
+    for x in kinds:
+        p = fast_p_win(float(out.score[x]), int(out.short[x]), draws, need)
+        f = float(out.fans[x]) if p > 0 else float("nan")
+        choices.append(Chance(tile_to_str(int(x)) if discard else None, p, f))
+    # best first as the fast mode plays (its rating, then the likeliest target)
+    if discard:
+        order = {int(x): i for i, x in enumerate(np.lexsort((kinds, -out.top[kinds],
+                                                              -out.score[kinds])))}
+        choices = [choices[j] for j in sorted(range(len(kinds)), key=lambda j: order[j])]
+    return choices
+
+
+def fast_choice(out, counts):
+    """The discard the fast mode plays: the highest ``score``, then ``top``, then the lowest
+    kind held (``out`` from :func:`fast_rates`)."""
+    held = np.flatnonzero(counts)
+    order = np.lexsort((held, -out.top[held], -out.score[held]))
+    return int(held[order[0]])
+
+
 def _given(p, f):
     return float(f / p) if p > 0 else float("nan")
 
@@ -397,7 +514,7 @@ def _graph_value(h0, meld_list, melded, pool, draws, rs, bar, level, situation, 
     p, f, n, whole_graph = _graph_on(h0, pats, pool, draws, judge, _MAX_NODES, wild)
     if whole_graph or wild >= 0:
         return p, f, n, whole_graph
-    alone = _alone_chances(h0, pats, pool, draws)
+    alone = alone_chances(h0, pats, pool, draws)
     few = pats[np.argsort(-alone, kind="stable")[:_FEW_TARGETS]]
     q, fq, m, _ = _graph_on(h0, few, pool, draws, judge, _MAX_NODES, wild)
     if q > p:
@@ -426,16 +543,23 @@ def _graph_on(h0, pats, pool, draws, judge, max_nodes, wild):
     return float(p), float(f), len(g.miss), bool(whole_graph)
 
 
-def _alone_chances(h0, pats, pool, draws):
-    """:func:`p_alone` of each target of ``pats`` from the 13 counts ``h0``."""
+def alone_chances(h0, pats, pool, draws):
+    """:func:`p_alone` of each target of ``pats`` (int (k, 34)) from the counts ``h0``.
+
+    Many targets need the same tiles: one exact probability per distinct need.
+    """
+    if len(pats) == 0:
+        return np.zeros(0)
     n_pool = int(pool.sum())
-    out = np.zeros(len(pats))
-    for i, t in enumerate(pats):
-        need = np.maximum(t - h0, 0)
-        at = np.flatnonzero(need)
-        out[i] = p_alone_of(tuple(sorted(zip(need[at].tolist(), pool[at].tolist()))),
-                            min(draws, n_pool), n_pool)
-    return out
+    draws = min(draws, n_pool)
+    need = np.maximum(pats - h0[None, :], 0)
+    kinds, inverse = np.unique(need, axis=0, return_inverse=True)
+    p_kind = np.empty(len(kinds))
+    for j, nd in enumerate(kinds):
+        at = np.flatnonzero(nd)
+        p_kind[j] = p_alone_of(tuple(sorted(zip(nd[at].tolist(), pool[at].tolist()))),
+                               draws, n_pool)
+    return p_kind[inverse.reshape(-1)]
 
 
 def _alone_floor(h0, pats, alone, judge):

@@ -24,15 +24,15 @@ import pytest
 #: own that should find every kernel compiled (notebooks, the browser app).
 LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_solo.py",
         "test_checkpoint_integrity.py", "test_distance.py", "test_targets.py", "test_winprob.py",
-        "test_advise.py", "test_cache_integrity.py",
+        "test_advise.py", "test_fast_mode.py", "test_cache_integrity.py",
         "test_cli.py", "test_readme.py", "test_widgets.py", "test_notebooks.py", "test_app_server.py",
         "test_browser.py")
 
 #: What the helper runs: the game kernel, without and with the value-aware
 #: directions (each is its own compilation; dazhong32 and gb tables have the same
 #: types, so one compilation serves both), the value index of dazhong32 and the
-#: distance, targets, win-probability and advice kernels that read it, and the
-#: one-player games' policy kernel.
+#: distance, targets, win-probability and advice kernels that read it, the fast mode's
+#: rating kernel, and the one-player games' policy kernel.
 WARM_UP = """
 from mjkit.sim import play_hands
 play_hands(2, "dazhong32", seed=0)
@@ -46,6 +46,8 @@ win_chances("123m234m345m67m99s", 5, "dazhong32", lianla=4, mode="graph")
 mjkit.advise("123m234m345m67m99sE", lianla=2, draws_left=2)
 from mjkit.sim.solo import solo_games
 solo_games("value", 2, bar=8, draws=2)
+win_chances("123m234m345m67m99sE", 5, "dazhong32", mode="fast", wild="P")
+solo_games("fast", 2, bar=8, draws=2)
 """
 
 _helper = {}

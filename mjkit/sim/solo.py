@@ -14,6 +14,8 @@ Policies (``policy=``):
 * ``"distance"``: discard to the least ``distance_to`` (exchanges to an accepted complete
   hand, the value index), ties broken by the live copies of the useful tiles, then the
   lowest kind;
+* ``"fast"``: the fast mode (:func:`mjkit.winprob.fast_rates`, :func:`~mjkit.winprob.
+  fast_choice`), which records its calibrated ``p_win`` at the first decision;
 * ``"advisor"``: the discard :func:`mjkit.winprob.win_chances` rates best (``mode=``), which
   also records its predicted ``p_win`` at the first decision (for calibration).
 """
@@ -22,12 +24,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._kernels import policy as P
 from .._kernels import solo as KS
+from .._kernels import target_chances as KT
 from .._kernels.bundles import ShantenTables
 from .._kernels.game_state import SEAT_DTYPE
 from .._lazy import pandas as pd
@@ -43,7 +46,7 @@ from .directions import direction_arrays
 
 __all__ = ["SOLO_POLICIES", "SoloGames", "solo_games", "compare_policies", "wilson"]
 
-SOLO_POLICIES = ("efficiency", "value", "distance", "advisor")
+SOLO_POLICIES = ("efficiency", "value", "distance", "fast", "advisor")
 N_TILES = 136
 N_KINDS = 34
 MAX_DRAWS = N_TILES - 14
@@ -83,13 +86,17 @@ class SoloGames:
     won_at : int (n,)
         Draws taken when the win came (0: the dealt 14 tiles), -1 without one.
     first_p : float (n,)
-        The advisor's predicted ``p_win`` at the first decision (1 when the deal is a
-        win); nan for the other policies.
+        The advisor's (or the fast mode's) predicted ``p_win`` at the first decision (1
+        when the deal is a win); nan for the other policies.
     seconds : float
     hands : int (n, 34)
         Each game's 14 tiles at its end (the winning hand, or the last drawn).
     last : int (n,)
         The tile drawn last (-1: none drawn).
+    trace : float (k, 5)
+        ``trace=True`` with ``policy="fast"``: per decision ``(game, draws left, score,
+        short, top)`` of the discard played (:class:`~mjkit._kernels.target_chances.
+        DiscardChances`).
     """
 
     policy: str
@@ -105,6 +112,7 @@ class SoloGames:
     seconds: float
     hands: np.ndarray
     last: np.ndarray
+    trace: np.ndarray = field(default_factory=lambda: np.zeros((0, 5)))
 
     @property
     def n(self):
@@ -172,6 +180,39 @@ class _Distance:
                          for g in range(len(hands))], np.int64)
 
 
+class _Fast:
+    """The fast mode (:func:`mjkit.winprob.fast_rates`): the discard whose targets have the
+    highest summed chance, then the likeliest single target, then the lowest kind."""
+
+    def __init__(self, rs, bar, trace):
+        self.rs = rs
+        self.bar = bar
+        self.none = np.zeros(N_KINDS, np.int64)
+        self.out = KT.discard_chances_out()
+        self.first = None
+        self.trace = [] if trace else None     # see SoloGames.trace
+
+    def decide(self, hands, seen, active, left):
+        from ..winprob import fast_choice, fast_rates    # winprob imports the scorer
+        from ..fast_calibration import fast_p_win
+        out = np.full(len(hands), -1, np.int64)
+        p = np.full(len(hands), np.nan)
+        for g in np.flatnonzero(active):
+            h = hands[g]
+            pool = np.ascontiguousarray(4 - h - seen[g], np.int64)
+            rates, _ = fast_rates(h, [], self.none, pool, left, self.rs, self.bar, 0, (0, 0),
+                                  -1, out=self.out)
+            x = fast_choice(rates, h)
+            out[g] = x
+            p[g] = fast_p_win(float(rates.score[x]), int(rates.short[x]), left, self.bar)
+            if self.trace is not None:
+                self.trace.append((int(g), int(left), float(rates.score[x]),
+                                   int(rates.short[x]), float(rates.top[x])))
+        if self.first is None:
+            self.first = p
+        return out
+
+
 class _Advisor:
     """The discard :func:`mjkit.winprob.win_chances` rates best."""
 
@@ -196,12 +237,12 @@ class _Advisor:
 
 
 def solo_games(policy, n_games, *, bar=0, draws=17, rules="dazhong32", seed=0, first=0,
-               mode="deep", slack=4, commit=5, progress=None):
+               mode="deep", slack=4, commit=5, progress=None, trace=False):
     """Play ``n_games`` one-player games with ``policy`` (see the module docstring).
 
     Parameters
     ----------
-    policy : {"efficiency", "value", "distance", "advisor"}
+    policy : {"efficiency", "value", "distance", "fast", "advisor"}
     n_games : int
     bar : int
         Counted fans a win must reach (``min_fans``; 0: any complete hand).
@@ -217,6 +258,9 @@ def solo_games(policy, n_games, *, bar=0, draws=17, rules="dazhong32", seed=0, f
         :func:`mjkit.sim.play_hands`).
     progress : bool, optional
         A progress bar over the turns (default: for the Python policies).
+    trace : bool
+        ``policy="fast"``: keep every decision's rating in ``SoloGames.trace`` (the data
+        :mod:`mjkit.fast_calibration` is fitted on).
 
     Returns
     -------
@@ -247,6 +291,8 @@ def solo_games(policy, n_games, *, bar=0, draws=17, rules="dazhong32", seed=0, f
                          whole("commit", commit, 0, 14))
     elif policy == "distance":
         player = _Distance(rs, bar)
+    elif policy == "fast":
+        player = _Fast(rs, bar, trace)
     else:
         player = _Advisor(rs, bar, mode)
     # the deal: a win on any of the 14 tiles
@@ -259,7 +305,7 @@ def solo_games(policy, n_games, *, bar=0, draws=17, rules="dazhong32", seed=0, f
     won[:] = counted >= 0
     won_at[won] = 0
     bar_it = None
-    if progress or (progress is None and policy in ("distance", "advisor")):
+    if progress or (progress is None and policy in ("distance", "fast", "advisor")):
         from tqdm.auto import tqdm
         bar_it = tqdm(total=draws, desc=f"{policy} at {bar}", leave=False)
     for step in range(draws):
@@ -283,11 +329,14 @@ def solo_games(policy, n_games, *, bar=0, draws=17, rules="dazhong32", seed=0, f
     if bar_it is not None:
         bar_it.close()
     first_p = np.full(n, np.nan)
-    if policy == "advisor":
+    if policy in ("advisor", "fast"):
         first_p = player.first if player.first is not None else first_p
         first_p = np.where(won_at == 0, 1.0, first_p)
+    tr = np.zeros((0, 5))
+    if policy == "fast" and trace:
+        tr = np.array(player.trace, float).reshape(-1, 5)
     return SoloGames(policy, rs.name, bar, draws, seed, first, won, counted, won_at, first_p,
-                     time.perf_counter() - t0, hands, last)
+                     time.perf_counter() - t0, hands, last, tr)
 
 
 def compare_policies(n_games, bars=(0, 8, 16, 32), policies=SOLO_POLICIES, **kw):
