@@ -166,7 +166,7 @@ def test_known_values():
     ("123m456p789s123s", {}, None),
     ("123m456p789s1236s", {"draws": 5, "mode": "exact"}, None),
     ("123m456p789s1236s", {"draws": 201}, None),
-    ("123m456p789s1236s", {"mode": "fast"}, "unknown_name"),
+    ("123m456p789s1236s", {"mode": "quick"}, "unknown_name"),
     ("123m456p789s1236s", {"draws": -1}, None),
     ("[456m]123m789s1236s", {"wild": "4m"}, "bad_meld"),
     ("123m456p789s1236s", {"lianla": 2, "seat_wind": "S"}, None),
