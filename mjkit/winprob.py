@@ -38,8 +38,8 @@ from .shanten import read_hand_counts, shanten_tables
 from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
 from .validate import whole, wild_kind, wind
 
-__all__ = ["MAX_DRAWS", "Chance", "WinChances", "alone_chances", "fast_choice", "fast_rates",
-           "p_alone", "win_chances"]
+__all__ = ["MAX_DRAWS", "Chance", "WinChances", "alone_chances", "fast_choice", "fast_order",
+           "fast_rates", "p_alone", "win_chances"]
 
 MAX_DRAWS = 4   # the exact search's limit here (its key holds up to KW.MAX_DRAWS)
 EXACT_UP_TO = 3        # mode="deep": the exact search up to this many draws, else the graph
@@ -394,7 +394,7 @@ def p_alone_of(pairs, draws, pool):
 
 
 def fast_rates(counts, meld_list, melded, pool, draws, rs, bar, level, winds, wild,
-               discard=True, out=None):
+               discard=True, out=None, judge=None):
     """The fast mode's rating of each discard of ``counts`` (or of ``counts`` itself).
 
     The accepted complete patterns nearest to the tiles held (wild tiles left out: they
@@ -418,6 +418,8 @@ def fast_rates(counts, meld_list, melded, pool, draws, rs, bar, level, winds, wi
         Rate each discard (``counts`` a 14-tile hand) or ``counts`` itself (slot 0).
     out : DiscardChances, optional
         Reused output arrays.
+    judge : _Judge, optional
+        Scores the targets for ``out.fans`` (without one, ``fans`` is 0).
 
     Returns
     -------
@@ -432,9 +434,11 @@ def fast_rates(counts, meld_list, melded, pool, draws, rs, bar, level, winds, wi
                                      (winds[0], winds[1], True), FAST_TARGETS)
     if out is None:
         out = KT.discard_chances_out()
-    targets = KT.TargetSet(pats, np.zeros(len(pats)))
-    KT.discard_chances(counts, pool, np.int64(draws), np.int64(wild), bool(discard), targets,
-                       out)
+    fans = np.zeros(len(pats))
+    if judge is not None and len(pats):
+        fans = np.maximum(_target_fans(pats, counts, judge), 0).astype(float)
+    KT.discard_chances(counts, pool, np.int64(draws), np.int64(wild), bool(discard),
+                       KT.TargetSet(pats, fans), out)
     return out, pats
 
 
@@ -452,35 +456,29 @@ def _target_fans(pats, h, judge):
 
 def _fast_chances(c, meld_list, melded, pool, draws, rs, bar, level, winds, wild, discard,
                   judge):
-    """``win_chances(mode="fast")``'s choices: calibrated chances of the fast rating."""
-    out, pats = fast_rates(c, meld_list, melded, pool, draws, rs, bar, level, winds, wild,
-                           discard)
-    fans = _target_fans(pats, c, judge).astype(float) if len(pats) else np.zeros(0)
-    if len(pats):
-        # again with the targets' fans, for the expected fans
-        KT.discard_chances(c, pool, np.int64(draws), np.int64(wild), bool(discard),
-                           KT.TargetSet(pats, np.maximum(fans, 0.0)), out)
-    kinds = np.flatnonzero(c) if discard else np.zeros(1, np.int64)
+    """``win_chances(mode="fast")``'s choices, in the order the fast mode plays them."""
+    out, _ = fast_rates(c, meld_list, melded, pool, draws, rs, bar, level, winds, wild,
+                        discard, judge=judge)
+    kinds = fast_order(out, c) if discard else np.zeros(1, np.int64)
     need = max(bar - level * rs.streak_points, 0)       # from the hand itself
     choices = []
     for x in kinds:
         p = fast_p_win(float(out.score[x]), int(out.short[x]), draws, need)
         f = float(out.fans[x]) if p > 0 else float("nan")
         choices.append(Chance(tile_to_str(int(x)) if discard else None, p, f))
-    # best first as the fast mode plays (its rating, then the likeliest target)
-    if discard:
-        order = {int(x): i for i, x in enumerate(np.lexsort((kinds, -out.top[kinds],
-                                                              -out.score[kinds])))}
-        choices = [choices[j] for j in sorted(range(len(kinds)), key=lambda j: order[j])]
     return choices
 
 
-def fast_choice(out, counts):
-    """The discard the fast mode plays: the highest ``score``, then ``top``, then the lowest
-    kind held (``out`` from :func:`fast_rates`)."""
+def fast_order(out, counts):
+    """The kinds held, best first as the fast mode rates them: the highest ``score``, then
+    ``top``, then the lowest kind (``out`` from :func:`fast_rates`)."""
     held = np.flatnonzero(counts)
-    order = np.lexsort((held, -out.top[held], -out.score[held]))
-    return int(held[order[0]])
+    return held[np.lexsort((held, -out.top[held], -out.score[held]))]
+
+
+def fast_choice(out, counts):
+    """The discard the fast mode plays: the first of :func:`fast_order`."""
+    return int(fast_order(out, counts)[0])
 
 
 def _given(p, f):

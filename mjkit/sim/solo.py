@@ -204,7 +204,8 @@ class _Fast:
                                   -1, out=self.out)
             x = fast_choice(rates, h)
             out[g] = x
-            p[g] = fast_p_win(float(rates.score[x]), int(rates.short[x]), left, self.bar)
+            if self.first is None:      # only the first decision's prediction is kept
+                p[g] = fast_p_win(float(rates.score[x]), int(rates.short[x]), left, self.bar)
             if self.trace is not None:
                 self.trace.append((int(g), int(left), float(rates.score[x]),
                                    int(rates.short[x]), float(rates.top[x])))
