@@ -40,6 +40,7 @@ Examples
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -48,8 +49,8 @@ from ._lazy import pandas as pd  # imported on first use: scoring needs no panda
 
 from . import messages as M
 from . import value_index as VI
-from ._kernels import value_index as KV
-from ._kernels.bundles import IndexQuery, MeldRanking
+from ._kernels import index_query as KQ
+from ._kernels.index_query import IndexQuery, MeldRanking
 from .errors import HandError
 from .rules import get_rules
 from .validate import INT32_MAX, boolean, whole, wind
@@ -256,6 +257,21 @@ def target_fans(rs, min_fans, lianla):
     return whole("min_fans", min_fans, 0, INT32_MAX)
 
 
+_NO_BOUNDS = KQ.no_bounds()
+_SCRATCH = threading.local()
+
+
+def _scratch(n_melds):
+    """This thread's :class:`~mjkit._kernels.index_query.QueryScratch` for the families of
+    hands with ``n_melds`` melds (a query writes into it: one per thread)."""
+    d = getattr(_SCRATCH, "by_melds", None)
+    if d is None:
+        d = _SCRATCH.by_melds = {}
+    if n_melds not in d:
+        d[n_melds] = KQ.query_scratch(VI.meld_families(n_melds) if n_melds else VI.families())
+    return d[n_melds]
+
+
 def nearest_patterns(h, meld_list, melded, unseen, rs, target, level, situation, capacity,
                      progress=None):
     """The accepted complete patterns sharing the most tiles with a hand.
@@ -297,6 +313,8 @@ def nearest_patterns(h, meld_list, melded, unseen, rs, target, level, situation,
     # what another seat or round wind can add: 圈风刻 + 门风刻
     slack = (pts[rs.fan_index("PREVALENT_WIND")] + pts[rs.fan_index("SEAT_WIND")]
              if winds else 0)
+    bounds = _NO_BOUNDS
+    prune = KQ.NO_BOUND
     if k:
         fam = VI.meld_families(k)
         ids = np.zeros(0, np.uint16)
@@ -308,8 +326,7 @@ def nearest_patterns(h, meld_list, melded, unseen, rs, target, level, situation,
             # closed counterpart is below the bar is skipped unscored.
             index = VI.value_index(rs, progress=progress)
             ids = index.ids
-            accept = np.where(index.counted >= need - slack, KV.ACCEPT_VERIFY,
-                              KV.ACCEPT_NO).astype(np.int8)
+            accept = index.accept_codes(need - slack, 1 << 30)
             meld_counts = melded.astype(np.int64)
             pos_s, pos_h, cls_of = VI.rank_tables()
             full_off = VI.families().class_off
@@ -317,22 +334,24 @@ def nearest_patterns(h, meld_list, melded, unseen, rs, target, level, situation,
         fam = VI.families()
         index = VI.value_index(rs, progress=progress)
         ids = index.ids
-        accept = np.zeros(len(index.counted), np.int8)
         if not self_drawn:
             # a discard win never scores more than the self-drawn one (不求人 4
             # becomes 门前清 2, 自摸 goes, a pung won on the discard is exposed)
-            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
+            accept, lowest = index.accept_codes(need - slack, 1 << 30), need - slack
         elif winds:
             wind_mode = True
-            accept[index.counted >= need - slack] = KV.ACCEPT_VERIFY
-            accept[index.counted >= need] = KV.ACCEPT_YES
+            accept, lowest = index.accept_codes(need - slack, need), need - slack
         else:
-            accept[index.counted >= need] = KV.ACCEPT_YES
+            accept, lowest = index.accept_codes(need, need), need
+        bounds = index.bounds()
+        prune = KQ.value_bound_of(lowest) if lowest > 0 else KQ.NO_BOUND
     pool = np.zeros((capacity, N_KINDS), np.int64)
     all_tiles = bool(k) or not self_drawn
-    query = IndexQuery(h, unseen, True, ids, accept, wind_mode, row, all_tiles, int(target))
+    query = IndexQuery(h, unseen, True, ids, accept, wind_mode, row, all_tiles, int(target),
+                       int(prune))
     melds = MeldRanking(meld_counts, pos_s, pos_h, cls_of, full_off, fam.suit_ptr, fam.hon_ptr)
-    best, n_ex, verified = KV.nearest(fam.arrays(), query, melds, rs.kernel_rules(), pool)
+    best, n_ex, verified = KQ.nearest(fam.arrays(), VI.query_layout(k), query, melds,
+                                      rs.kernel_rules(), bounds, pool, _scratch(k))
     return int(best), pool[:n_ex], int(verified)
 
 

@@ -60,7 +60,7 @@ from ._lazy import pandas as pd  # imported on first use: scoring needs no panda
 
 from . import messages as M
 from . import value_index as VI
-from ._kernels import value_index as KV
+from ._kernels import index_query as KQ
 from .distance import best_result, fans_text, target_fans
 from .errors import HandError
 from .locations import data_file
@@ -384,7 +384,7 @@ def targets(hand, min_fans=None, rules="dazhong32", *, lianla=0, visible=None, t
     n_rows = len(index.counted)
     best = np.full(n_rows, -1, np.int64)
     where = np.zeros(n_rows, np.int64)
-    KV.nearest_per_row(h, unseen, fam.arrays(), index.ids, best, where)
+    KQ.nearest_per_row(h, unseen, fam.arrays(), index.ids, best, where)
     cat = fan_catalogue()
     pts = rs.points_list
     rows = []

@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from numba import types
 
+from . import value_index as VI
+from ._kernels import fast_play as KF
+from ._kernels import index_query as KQ
 from ._kernels import target_chances as KT
 from ._kernels import winprob as KW
 from ._kernels.bundles import ShantenTables
@@ -426,20 +430,67 @@ def fast_rates(counts, meld_list, melded, pool, draws, rs, bar, level, winds, wi
     (DiscardChances, patterns)
         ``patterns``: the targets (int64 (k, 34)); ``best`` indexes them.
     """
-    plain = counts
-    if wild >= 0 and counts[wild]:
-        plain = counts.copy()
-        plain[wild] = 0
-    best, pats, _ = nearest_patterns(plain, meld_list, melded, pool, rs, bar, level,
-                                     (winds[0], winds[1], True), FAST_TARGETS)
     if out is None:
         out = KT.discard_chances_out()
+    draws = np.int64(draws)
+    wild = np.int64(wild)
+    if not meld_list and tuple(winds) == (0, 0):
+        # the index's own situation: the kernels alone (fast_play)
+        ft = fast_tables(rs, max(bar - level * rs.streak_points, 0))
+        fs = fast_scratch()
+        if judge is None:
+            n = KF.fast_rate(counts, pool, draws, wild, bool(discard), ft, fs)
+            for a, b in zip(out, fs.out):
+                a[:] = b
+            return out, fs.targets[:n].copy()
+        pats = fs.targets[:KF.fast_targets(counts, pool, wild, ft, fs)].copy()
+    else:
+        plain = counts
+        if wild >= 0 and counts[wild]:
+            plain = counts.copy()
+            plain[wild] = 0
+        _, pats, _ = nearest_patterns(plain, meld_list, melded, pool, rs, bar, level,
+                                      (winds[0], winds[1], True), FAST_TARGETS)
     fans = np.zeros(len(pats))
     if judge is not None and len(pats):
         fans = np.maximum(_target_fans(pats, counts, judge), 0).astype(float)
-    KT.discard_chances(counts, pool, np.int64(draws), np.int64(wild), bool(discard),
-                       KT.TargetSet(pats, fans), out)
+    KT.discard_chances(counts, pool, draws, wild, bool(discard), KT.TargetSet(pats, fans),
+                       out)
     return out, pats
+
+
+def fast_tables(rs, need):
+    """The :class:`~mjkit._kernels.fast_play.FastTables` of rule set ``rs`` for targets of
+    ``need`` counted fans (closed hands in the index's situation), kept per rule set."""
+    key = ("fast_tables", int(need))
+    ft = rs._cache.get(key)
+    if ft is None:
+        index = VI.value_index(rs)
+        fam = VI.families()
+        none = np.zeros(N_KINDS, np.int64)
+        melds = KQ.MeldRanking(none, np.zeros(0, np.int32), np.zeros(0, np.int32),
+                               np.zeros((1, 1, 1, 1), np.int64), np.zeros(1, np.int64),
+                               fam.suit_ptr, fam.hon_ptr)
+        prune = KQ.value_bound_of(need) if need > 0 else KQ.NO_BOUND
+        ft = KF.FastTables(fam.arrays(), VI.query_layout(0), index.bounds(), index.ids,
+                           index.accept_codes(need, need), melds,
+                           situation_row([], 0, 0, True, 0), int(need), int(prune))
+        rs._cache[key] = ft
+    return ft
+
+
+_FAST_SCRATCH = threading.local()
+
+
+def fast_scratch():
+    """This thread's :class:`~mjkit._kernels.fast_play.FastScratch` (a decision writes
+    into it)."""
+    fs = getattr(_FAST_SCRATCH, "fs", None)
+    if fs is None:
+        fs = _FAST_SCRATCH.fs = KF.FastScratch(
+            KQ.query_scratch(VI.families()), np.zeros((FAST_TARGETS, N_KINDS), np.int64),
+            np.zeros(FAST_TARGETS), np.zeros(N_KINDS, np.int64), KT.discard_chances_out())
+    return fs
 
 
 def _target_fans(pats, h, judge):

@@ -23,7 +23,8 @@ import pytest
 #: Test modules that need the game kernel or the value index, or run in processes of their
 #: own that should find every kernel compiled (notebooks, the browser app).
 LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_solo.py",
-        "test_checkpoint_integrity.py", "test_distance.py", "test_targets.py", "test_winprob.py",
+        "test_checkpoint_integrity.py", "test_distance.py", "test_index_query.py", "test_targets.py",
+        "test_winprob.py",
         "test_advise.py", "test_fast_mode.py", "test_cache_integrity.py",
         "test_cli.py", "test_readme.py", "test_widgets.py", "test_notebooks.py", "test_app_server.py",
         "test_browser.py")

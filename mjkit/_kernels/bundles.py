@@ -15,8 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["RuleArrays", "SCORING_FIELDS", "ShantenTables", "EvalScratch", "HandFacts",
-           "ScoreOut", "PatternFamilies", "IndexSymmetry", "WinScratch", "IndexQuery",
-           "MeldRanking"]
+           "ScoreOut", "PatternFamilies", "IndexSymmetry", "WinScratch"]
 
 
 class RuleArrays(NamedTuple):
@@ -254,65 +253,3 @@ class WinScratch(NamedTuple):
     dec: np.ndarray
     ws: np.ndarray
     standing: np.ndarray
-
-
-class IndexQuery(NamedTuple):
-    """One nearest-pattern query (``value_index.nearest``).
-
-    Attributes
-    ----------
-    h, unseen : int64 (34,)
-        The hand's concealed counts; copies of each kind that can still be drawn.
-    check_unseen : bool
-        Skip a pattern needing more copies of a kind than ``unseen``.
-    ids : uint16 or uint32
-        Per pattern number its row id; empty: every pattern is verified.
-    accept : int8
-        Per id ``ACCEPT_NO`` / ``ACCEPT_YES`` / ``ACCEPT_VERIFY``.
-    wind_mode : bool
-        Decide patterns without a wind pung by the code alone.
-    row : int32 (ROW_LEN,)
-        The situation (melds, flags, winds, 连拉) a pattern is verified in.
-    all_tiles : bool
-        Verify with every choice of winning tile (no shortcut).
-    min_counted : int
-        The bar a verified pattern must reach.
-    """
-
-    h: np.ndarray
-    unseen: np.ndarray
-    check_unseen: bool
-    ids: np.ndarray
-    accept: np.ndarray
-    wind_mode: bool
-    row: np.ndarray
-    all_tiles: bool
-    min_counted: int
-
-
-class MeldRanking(NamedTuple):
-    """Meld mode of ``value_index.nearest``: the closed counterpart of a concealed part.
-
-    ``pos_s`` empty: no meld mode.  See ``value_index.rank_regular``.
-
-    Attributes
-    ----------
-    meld_counts : int64 (34,)
-        Tiles of the melds.
-    pos_s, pos_h : int32
-        Part positions by base-5 key (suits 5**9, honours 5**7).
-    cls_of : int64 (10, 10, 10, 10)
-        Class of each quadruple of regular lists.
-    full_off : int64
-        ``class_off`` of the full families.
-    suit_ptr, hon_ptr : int64
-        List boundaries of the full families.
-    """
-
-    meld_counts: np.ndarray
-    pos_s: np.ndarray
-    pos_h: np.ndarray
-    cls_of: np.ndarray
-    full_off: np.ndarray
-    suit_ptr: np.ndarray
-    hon_ptr: np.ndarray

@@ -114,7 +114,7 @@ def _hyper_pmf(n_pool, good, draws, out):
                               - _log_choose(n_pool, d))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _filled_chance(nd, lv, m, jokers, tails):
     """Chance of the needs ``nd[:m]`` (live ``lv[:m]``) with ``jokers`` filling the worst."""
     if jokers > 0:
@@ -156,7 +156,7 @@ def _filled_chance(nd, lv, m, jokers, tails):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _target_chance(nd, lv, m, held_wild, pmf_wild, tails_by_j):
     """Chance of one target: needs ``nd[:m]``, wild tiles held and drawn as jokers."""
     p = 0.0
@@ -167,7 +167,7 @@ def _target_chance(nd, lv, m, held_wild, pmf_wild, tails_by_j):
     return p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add(out, x, p, log_miss, fans, i, missing):
     if p <= 0.0:
         return

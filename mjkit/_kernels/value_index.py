@@ -1,4 +1,4 @@
-"""Complete hands as products of group parts, and the nearest one worth enough.
+"""Complete hands as products of group parts: their numbering and the index's building.
 
 Every complete closed 14-tile pattern of the regular and seven-pairs forms
 is one *part* per group (m, p, s, honours) taken from fixed lists: a
@@ -11,31 +11,18 @@ as explicit rows.  :mod:`mjkit.value_index` stores per pattern number the
 id of its (value, fans) row, so a query never materialises the 28 million
 patterns.
 
-The query kernels find the patterns sharing the most tiles with a hand
-(``overlap = sum(min(hand, pattern))``) among those a per-id table accepts,
-branch and bound: per group the parts are sorted by overlap, classes are
-visited by their best possible overlap, and a loop stops as soon as even
-the best remaining parts cannot beat what is already found.  Everything is
-iterative and every table is an argument (numba's cache freezes globals).
+The queries (the nearest accepted patterns to a hand) are in :mod:`.index_query`,
+outside the index's cache key.  Everything is iterative and every table is an
+argument (numba's cache freezes globals).
 """
 
 import numpy as np
 from numba import njit, prange
 
-from .complete import (
-    KNITTED_STRAIGHT, REGULAR, best_win_detail, best_win_score, closed_row, pattern_forms,
-    win_scratch,
-)
+from .complete import best_win_detail, closed_row, pattern_forms, win_scratch
 from .layout import COUNTS
 from .shapes import MAX_DIVISIONS, enumerate_divisions
 
-MAX_OVERLAP = 14
-ACCEPT_NO = 0
-ACCEPT_YES = 1
-ACCEPT_VERIFY = 2       # score the pattern in the query's situation first
-# With ``wind_mode`` (another seat or round wind, self-drawn): a pattern
-# without a wind pung scores as in the index, so YES / VERIFY decide it
-# alone (accept / reject) and only patterns with a wind pung are scored.
 
 
 # ---------------------------------------------------------------- patterns
@@ -69,14 +56,16 @@ def _parts_of(i, fam, parts):
     return k
 
 
-@njit(cache=True)
-def _put_parts(fam, v0, v1, v2, v3, out):
+@njit(cache=True, inline="always")
+def _put_parts(suit_vecs, hon_vecs, v0, v1, v2, v3, out):
+    """The pattern of suit parts ``v0, v1, v2`` and honour part ``v3`` into ``out`` (the
+    arrays, not the families' bundle: a query's innermost loop calls this)."""
     for t in range(9):
-        out[t] = fam.suit_vecs[v0, t]
-        out[9 + t] = fam.suit_vecs[v1, t]
-        out[18 + t] = fam.suit_vecs[v2, t]
+        out[t] = suit_vecs[v0, t]
+        out[9 + t] = suit_vecs[v1, t]
+        out[18 + t] = suit_vecs[v2, t]
     for t in range(7):
-        out[27 + t] = fam.hon_vecs[v3, t]
+        out[27 + t] = hon_vecs[v3, t]
 
 
 @njit(cache=True)
@@ -88,7 +77,7 @@ def _write_pattern(i, fam, parts, out):
             out[t] = fam.small[i - n_prod, t]
         return
     _parts_of(i, fam, parts)
-    _put_parts(fam, parts[0], parts[1], parts[2], parts[3], out)
+    _put_parts(fam.suit_vecs, fam.hon_vecs, parts[0], parts[1], parts[2], parts[3], out)
 
 
 @njit(cache=True)
@@ -112,88 +101,7 @@ def fill_patterns(numbers, fam, out, n_chunks):
                 out[j, t] = c[t]
 
 
-# ---------------------------------------------------------------- overlaps
-
-
-@njit(cache=True)
-def _overlaps(h, fam, ov_s, ov_h):
-    """Overlap of the hand with every part: ``ov_s[g, v]`` (suit g), ``ov_h[v]``."""
-    suit_vecs = fam.suit_vecs
-    hon_vecs = fam.hon_vecs
-    for g in range(3):
-        for v in range(suit_vecs.shape[0]):
-            o = 0
-            for t in range(9):
-                x = h[9 * g + t]
-                y = suit_vecs[v, t]
-                o += x if x < y else y
-            ov_s[g, v] = o
-    for v in range(hon_vecs.shape[0]):
-        o = 0
-        for t in range(7):
-            x = h[27 + t]
-            y = hon_vecs[v, t]
-            o += x if x < y else y
-        ov_h[v] = o
-
-
-@njit(cache=True)
-def _row_overlap(h, rows, x):
-    o = 0
-    for t in range(34):
-        y = rows[x, t]
-        o += h[t] if h[t] < y else y
-    return o
-
-
-@njit(cache=True)
-def _sort_segments(ov, ptr, perm, mx, count):
-    """Per list ``L`` (``ov[ptr[L]:ptr[L+1]]``): positions by overlap, highest first.
-
-    Counting sort (overlaps are 0..14); ``mx[L]`` is the list's best overlap
-    (-1 for an empty list).  ``count``: MAX_OVERLAP + 2 ints of scratch.
-    """
-    for L in range(ptr.shape[0] - 1):
-        a = ptr[L]
-        b = ptr[L + 1]
-        for o in range(MAX_OVERLAP + 2):
-            count[o] = 0
-        best = -1
-        for v in range(a, b):
-            o = ov[v]
-            count[MAX_OVERLAP - o + 1] += 1
-            if o > best:
-                best = o
-        mx[L] = best
-        for o in range(1, MAX_OVERLAP + 2):
-            count[o] += count[o - 1]
-        for v in range(a, b):
-            j = MAX_OVERLAP - ov[v]
-            perm[a + count[j]] = v - a
-            count[j] += 1
-
-
-@njit(cache=True)
-def _need_ok(h, pat, unseen):
-    for t in range(34):
-        need = pat[t] - h[t]
-        if need > 0 and need > unseen[t]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _ways(h, pat, unseen, binom):
-    """Ways to draw the missing tiles from the unseen copies: prod C(unseen, need)."""
-    w = 1.0
-    for t in range(34):
-        need = pat[t] - h[t]
-        if need > 0:
-            w *= binom[unseen[t], need]
-    return w
-
-
-# ---------------------------------------------------------------- nearest pattern
+# ---------------------------------------------------------------- ranking
 
 
 @njit(cache=True)
@@ -230,289 +138,6 @@ def rank_regular(p, pos_s, pos_h, cls_of, full_off, suit_ptr, hon_ptr):
     n2 = suit_ptr[lst[2] + 1] - suit_ptr[lst[2]]
     n3 = hon_ptr[lst[3] + 1] - hon_ptr[lst[3]]
     return full_off[k] + ((pos[0] * n1 + pos[1]) * n2 + pos[2]) * n3 + pos[3]
-
-
-@njit(cache=True)
-def _meld_code(pat, q, melds, full):
-    """Hands with melds: reject a concealed part whose closed counterpart (the part plus the
-    meld tiles, scored as a closed hand in the index) is already below the bar."""
-    for t in range(34):
-        full[t] = pat[t] + melds.meld_counts[t]
-    num = rank_regular(full, melds.pos_s, melds.pos_h, melds.cls_of, melds.full_off,
-                       melds.suit_ptr, melds.hon_ptr)
-    if num < 0:
-        return ACCEPT_VERIFY
-    return ACCEPT_NO if q.accept[q.ids[num]] == ACCEPT_NO else ACCEPT_VERIFY
-
-
-@njit(cache=True)
-def nearest(fam, q, melds, rules, examples):
-    """Most tiles a hand shares with an accepted complete pattern, and examples.
-
-    Parameters
-    ----------
-    fam : PatternFamilies
-        The pattern families (module docstring).  They may be other families
-        than the index was built with (hands with melds), as long as
-        ``q.ids`` is then empty or ``melds`` is given.
-    q : IndexQuery
-        The hand, the unseen copies, the index's ids and the per-id codes
-        (``ACCEPT_NO``, ``ACCEPT_YES`` or ``ACCEPT_VERIFY``: score the pattern
-        in the situation of ``q.row`` and accept it if its counted fans reach
-        ``q.min_counted``); ``q.wind_mode``: see ``ACCEPT_VERIFY``.  Empty
-        ``q.ids``: every pattern is verified.
-    melds : MeldRanking
-        Meld mode (``melds.pos_s`` not empty; ``fam`` are then the concealed
-        parts and ``q.ids`` / ``q.accept`` those of the full index): a part is
-        scored only if its closed counterpart passes ``accept``
-        (:func:`_meld_code`).
-    rules : RuleArrays
-    examples : int64 (k, 34)
-        Filled with up to ``k`` accepted patterns at the best overlap.
-
-    Returns
-    -------
-    (best, n_examples, verified)
-        The best overlap (-1 if nothing is accepted), the number of examples
-        written and the number of patterns scored.
-    """
-    suit_vecs = fam.suit_vecs
-    suit_ptr = fam.suit_ptr
-    hon_ptr = fam.hon_ptr
-    classes = fam.classes
-    n_lists_s = suit_ptr.shape[0] - 1
-    n_lists_h = hon_ptr.shape[0] - 1
-    ov_s = np.empty((3, suit_vecs.shape[0]), np.int64)
-    ov_h = np.empty(fam.hon_vecs.shape[0], np.int64)
-    _overlaps(q.h, fam, ov_s, ov_h)
-    perm_s = np.empty((3, suit_vecs.shape[0]), np.int64)
-    perm_h = np.empty(fam.hon_vecs.shape[0], np.int64)
-    mx_s = np.empty((3, n_lists_s), np.int64)
-    mx_h = np.empty(n_lists_h, np.int64)
-    count = np.empty(MAX_OVERLAP + 2, np.int64)
-    for g in range(3):
-        _sort_segments(ov_s[g], suit_ptr, perm_s[g], mx_s[g], count)
-    _sort_segments(ov_h, hon_ptr, perm_h, mx_h, count)
-
-    n_cls = classes.shape[0]
-    bound = np.empty(n_cls, np.int64)
-    for k in range(n_cls):
-        b = mx_h[classes[k, 3]]
-        for g in range(3):
-            m = mx_s[g, classes[k, g]]
-            b = -1000 if (m < 0 or b < 0) else b + m
-        bound[k] = b
-    cls_order = np.argsort(-bound)
-
-    max_ex = examples.shape[0]
-    meld_mode = melds.pos_s.shape[0] > 0
-    verify_all = q.ids.shape[0] == 0
-    pat = np.zeros(34, np.int64)
-    full = np.zeros(34, np.int64)
-    sc = win_scratch(rules.points.shape[0])
-    best = -1
-    n_ex = 0
-    verified = 0
-    for kk in range(n_cls):
-        k = cls_order[kk]
-        # while examples are still wanted, ties with the best are worth visiting
-        slack = 0 if n_ex >= max_ex else 1
-        if bound[k] < 0 or bound[k] + slack <= best:
-            break
-        L0 = classes[k, 0]
-        L1 = classes[k, 1]
-        L2 = classes[k, 2]
-        L3 = classes[k, 3]
-        n1 = suit_ptr[L1 + 1] - suit_ptr[L1]
-        n2 = suit_ptr[L2 + 1] - suit_ptr[L2]
-        n3 = hon_ptr[L3 + 1] - hon_ptr[L3]
-        n0 = suit_ptr[L0 + 1] - suit_ptr[L0]
-        m1 = mx_s[1, L1]
-        m2 = mx_s[2, L2]
-        m3 = mx_h[L3]
-        off = fam.class_off[k]
-        for ia in range(n0):
-            a = perm_s[0, suit_ptr[L0] + ia]
-            oa = ov_s[0, suit_ptr[L0] + a]
-            slack = 0 if n_ex >= max_ex else 1
-            if oa + m1 + m2 + m3 + slack <= best:
-                break
-            for ib in range(n1):
-                b = perm_s[1, suit_ptr[L1] + ib]
-                ob = oa + ov_s[1, suit_ptr[L1] + b]
-                slack = 0 if n_ex >= max_ex else 1
-                if ob + m2 + m3 + slack <= best:
-                    break
-                for ic in range(n2):
-                    c = perm_s[2, suit_ptr[L2] + ic]
-                    oc = ob + ov_s[2, suit_ptr[L2] + c]
-                    slack = 0 if n_ex >= max_ex else 1
-                    if oc + m3 + slack <= best:
-                        break
-                    base = off + ((a * n1 + b) * n2 + c) * n3
-                    for id_ in range(n3):
-                        d = perm_h[hon_ptr[L3] + id_]
-                        od = oc + ov_h[hon_ptr[L3] + d]
-                        slack = 0 if n_ex >= max_ex else 1
-                        if od + slack <= best:
-                            break
-                        if meld_mode or verify_all:
-                            acc = ACCEPT_VERIFY
-                        else:
-                            acc = q.accept[q.ids[base + d]]
-                        if acc == ACCEPT_NO:
-                            continue
-                        _put_parts(fam, suit_ptr[L0] + a, suit_ptr[L1] + b,
-                                   suit_ptr[L2] + c, hon_ptr[L3] + d, pat)
-                        ok, scored = _accepts(acc, pat, meld_mode, q, melds, rules, full, sc)
-                        verified += scored
-                        if ok:
-                            best, n_ex = _record(od, best, n_ex, pat, examples)
-    # the explicit rows (十三幺, 全不靠, 组合龙)
-    small = fam.small
-    n_prod = fam.class_off[fam.class_off.shape[0] - 1]
-    for x in range(small.shape[0]):
-        o = _row_overlap(q.h, small, x)
-        slack = 0 if n_ex >= max_ex else 1
-        if o + slack <= best:
-            continue
-        acc = ACCEPT_VERIFY if (verify_all or meld_mode) else q.accept[q.ids[n_prod + x]]
-        if acc == ACCEPT_NO:
-            continue
-        for t in range(34):
-            pat[t] = small[x, t]
-        # (组合龙 with a meld is not in the index: scored, not bounded)
-        ok, scored = _accepts(acc, pat, False, q, melds, rules, full, sc)
-        verified += scored
-        if ok:
-            best, n_ex = _record(o, best, n_ex, pat, examples)
-    return best, n_ex, verified
-
-
-@njit(cache=True)
-def _wind_code(acc, pat):
-    """In wind mode: a pattern without a wind pung keeps its index value."""
-    for t in range(27, 31):
-        if pat[t] >= 3:
-            return ACCEPT_VERIFY
-    return ACCEPT_YES if acc == ACCEPT_YES else ACCEPT_NO
-
-
-@njit(cache=True)
-def _accepts(acc, pat, meld_mode, q, melds, rules, full, sc):
-    """Whether candidate ``pat`` (first code ``acc``) is taken; ``(ok, 1 if it was scored)``.
-
-    ``full``: 34 ints of scratch; ``sc``: the scorer's (``complete.win_scratch``).
-    """
-    if q.check_unseen and not _need_ok(q.h, pat, q.unseen):
-        return False, 0
-    if meld_mode:
-        acc = _meld_code(pat, q, melds, full)
-    if q.wind_mode and acc != ACCEPT_NO:
-        acc = _wind_code(acc, pat)
-    if acc == ACCEPT_NO:
-        return False, 0
-    if acc == ACCEPT_VERIFY:
-        return _verify(pat, q, rules, full, sc), 1
-    return True, 0
-
-
-@njit(cache=True)
-def _record(o, best, n_ex, pat, examples):
-    """Keep ``pat`` (overlap ``o``) among the examples; returns (best, n_ex)."""
-    if o > best:
-        best = o
-        n_ex = 0
-    elif n_ex >= examples.shape[0]:
-        return best, n_ex
-    for e in range(n_ex):      # the seven-pairs / regular overlap lists a few twice
-        same = True
-        for t in range(34):
-            if examples[e, t] != pat[t]:
-                same = False
-                break
-        if same:
-            return best, n_ex
-    for t in range(34):
-        examples[n_ex, t] = pat[t]
-    return best, n_ex + 1
-
-
-@njit(cache=True)
-def _verify(pat, q, rules, work, sc):
-    """True if the concealed pattern, with ``q.row``'s melds and situation, reaches the bar."""
-    row = q.row
-    for t in range(34):
-        row[COUNTS + t] = pat[t]
-    forms = pattern_forms(pat, work)
-    if forms == 0:
-        # with melds the concealed part is not a whole hand: the scorer decides
-        forms = REGULAR | KNITTED_STRAIGHT
-    best, _ = best_win_score(row, forms, q.all_tiles, rules, sc)
-    return best >= q.min_counted
-
-
-# ---------------------------------------------------------------- nearest per row
-
-
-@njit(cache=True)
-def nearest_per_row(h, unseen, fam, ids, best, where):
-    """For every row id of the index, the most tiles the hand shares with one of its patterns.
-
-    ``best[r]`` (init -1) gets the best overlap among the patterns whose id is
-    ``r`` and that need no more copies of a kind than ``unseen``;
-    ``where[r]`` the first such pattern number.  One pass over every
-    pattern (no pruning: every row wants its own answer); any set of fan
-    combinations is then answered from these rows alone.
-    """
-    suit_ptr = fam.suit_ptr
-    hon_ptr = fam.hon_ptr
-    ov_s = np.empty((3, fam.suit_vecs.shape[0]), np.int64)
-    ov_h = np.empty(fam.hon_vecs.shape[0], np.int64)
-    _overlaps(h, fam, ov_s, ov_h)
-    pat = np.zeros(34, np.int64)
-    for k in range(fam.classes.shape[0]):
-        L0 = fam.classes[k, 0]
-        L1 = fam.classes[k, 1]
-        L2 = fam.classes[k, 2]
-        L3 = fam.classes[k, 3]
-        s0 = suit_ptr[L0]
-        s1 = suit_ptr[L1]
-        s2 = suit_ptr[L2]
-        s3 = hon_ptr[L3]
-        n0 = suit_ptr[L0 + 1] - s0
-        n1 = suit_ptr[L1 + 1] - s1
-        n2 = suit_ptr[L2 + 1] - s2
-        n3 = hon_ptr[L3 + 1] - s3
-        off = fam.class_off[k]
-        for a in range(n0):
-            oa = ov_s[0, s0 + a]
-            for b in range(n1):
-                ob = oa + ov_s[1, s1 + b]
-                for c in range(n2):
-                    oc = ob + ov_s[2, s2 + c]
-                    base = off + ((a * n1 + b) * n2 + c) * n3
-                    for d in range(n3):
-                        od = oc + ov_h[s3 + d]
-                        r = ids[base + d]
-                        if od <= best[r]:
-                            continue
-                        _put_parts(fam, s0 + a, s1 + b, s2 + c, s3 + d, pat)
-                        if _need_ok(h, pat, unseen):
-                            best[r] = od
-                            where[r] = base + d
-    small = fam.small
-    n_prod = fam.class_off[fam.class_off.shape[0] - 1]
-    for x in range(small.shape[0]):
-        o = _row_overlap(h, small, x)
-        r = ids[n_prod + x]
-        if o <= best[r]:
-            continue
-        for t in range(34):
-            pat[t] = small[x, t]
-        if _need_ok(h, pat, unseen):
-            best[r] = o
-            where[r] = n_prod + x
 
 
 # ---------------------------------------------------------------- building

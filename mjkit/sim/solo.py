@@ -30,7 +30,7 @@ import numpy as np
 
 from .._kernels import policy as P
 from .._kernels import solo as KS
-from .._kernels import target_chances as KT
+from .._kernels import fast_play as KF
 from .._kernels.bundles import ShantenTables
 from .._kernels.game_state import SEAT_DTYPE
 from .._lazy import pandas as pd
@@ -181,36 +181,35 @@ class _Distance:
 
 
 class _Fast:
-    """The fast mode (:func:`mjkit.winprob.fast_rates`): the discard whose targets have the
-    highest summed chance, then the likeliest single target, then the lowest kind."""
+    """The fast mode (:func:`mjkit._kernels.fast_play.solo_fast`): the discard whose targets
+    have the highest summed chance, then the likeliest single target, then the lowest kind;
+    every decision of a batch in one kernel call."""
 
-    def __init__(self, rs, bar, trace):
-        self.rs = rs
+    def __init__(self, rs, bar, n, trace):
+        from ..winprob import fast_scratch, fast_tables    # winprob imports the scorer
+        self.ft = fast_tables(rs, bar)
+        self.fs = fast_scratch()
         self.bar = bar
-        self.none = np.zeros(N_KINDS, np.int64)
-        self.out = KT.discard_chances_out()
+        self.rated = np.zeros((n, 3))
         self.first = None
         self.trace = [] if trace else None     # see SoloGames.trace
 
     def decide(self, hands, seen, active, left):
-        from ..winprob import fast_choice, fast_rates    # winprob imports the scorer
         from ..fast_calibration import fast_p_win
         out = np.full(len(hands), -1, np.int64)
-        p = np.full(len(hands), np.nan)
-        for g in np.flatnonzero(active):
-            h = hands[g]
-            pool = np.ascontiguousarray(4 - h - seen[g], np.int64)
-            rates, _ = fast_rates(h, [], self.none, pool, left, self.rs, self.bar, 0, (0, 0),
-                                  -1, out=self.out)
-            x = fast_choice(rates, h)
-            out[g] = x
-            if self.first is None:      # only the first decision's prediction is kept
-                p[g] = fast_p_win(float(rates.score[x]), int(rates.short[x]), left, self.bar)
-            if self.trace is not None:
-                self.trace.append((int(g), int(left), float(rates.score[x]),
-                                   int(rates.short[x]), float(rates.top[x])))
-        if self.first is None:
+        KF.solo_fast(hands, seen, active, np.int64(left), self.ft, self.fs, out, self.rated)
+        g = np.flatnonzero(active)
+        if self.first is None:      # only the first decision's prediction is kept
+            p = np.full(len(hands), np.nan)
+            for i in g:
+                p[i] = fast_p_win(float(self.rated[i, 0]), int(self.rated[i, 1]), left,
+                                  self.bar)
             self.first = p
+        if self.trace is not None:
+            self.trace.extend(zip(g.tolist(), [int(left)] * len(g),
+                                  self.rated[g, 0].tolist(),
+                                  self.rated[g, 1].astype(int).tolist(),
+                                  self.rated[g, 2].tolist()))
         return out
 
 
@@ -293,7 +292,7 @@ def solo_games(policy, n_games, *, bar=0, draws=17, rules="dazhong32", seed=0, f
     elif policy == "distance":
         player = _Distance(rs, bar)
     elif policy == "fast":
-        player = _Fast(rs, bar, trace)
+        player = _Fast(rs, bar, n, trace)
     else:
         player = _Advisor(rs, bar, mode)
     # the deal: a win on any of the 14 tiles

@@ -1,0 +1,158 @@
+"""The fast mode's whole decision in one kernel: targets, ratings, the discard.
+
+:func:`fast_decide` runs the value index's query for the accepted patterns nearest to
+the tiles held (:func:`.index_query.nearest`, wild tiles left out: they are jokers),
+rates every discard by the chances of those targets
+(:func:`.target_chances.discard_chances`) and picks the discard the fast mode plays:
+the highest ``score``, then the highest ``top``, then the lowest kind
+(``mjkit.winprob.fast_order`` is the same order).  :func:`solo_fast` plays it for a
+batch of one-player games, so a simulation never returns to Python between decisions.
+
+The query is compiled without the scorer (``rules=None``): the accept codes must be
+``ACCEPT_YES`` / ``ACCEPT_NO`` only, which is the case for a closed hand, self-drawn,
+in the index's situation (East seat and round).  :func:`mjkit.winprob.fast_rates`
+falls back to the general query for every other situation.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .index_query import IndexQuery, nearest
+from .target_chances import TargetSet, discard_chances
+
+N_KINDS = 34
+
+
+class FastTables(NamedTuple):
+    """What every decision of one bar reads (``mjkit.winprob.fast_tables``).
+
+    Attributes
+    ----------
+    fam : PatternFamilies
+    lay : QueryLayout
+    bounds : ValueBounds
+    ids : uint16 or uint32
+        The value index's row per pattern.
+    accept : int8
+        Per row ``ACCEPT_YES`` or ``ACCEPT_NO`` (the bar).
+    melds : MeldRanking
+        Empty (no meld mode).
+    row : int32
+        The situation row (unused: nothing is verified).
+    bar : int
+        Counted fans a target reaches.
+    prune : int
+        The bounds' value of the bar (``index_query.value_bound_of``).
+    """
+
+    fam: tuple
+    lay: tuple
+    bounds: tuple
+    ids: np.ndarray
+    accept: np.ndarray
+    melds: tuple
+    row: np.ndarray
+    bar: int
+    prune: int
+
+
+class FastScratch(NamedTuple):
+    """One decision's work space and outputs (``mjkit.winprob.fast_scratch``).
+
+    Attributes
+    ----------
+    query : QueryScratch
+    targets : int64 (cap, 34)
+        The targets found (the first ``n`` rows).
+    fans : float64 (cap,)
+        Zeros (the batch kernels do not score targets).
+    plain : int64 (34,)
+        The hand without its wild tiles.
+    out : DiscardChances
+        The ratings of the last decision.
+    """
+
+    query: tuple
+    targets: np.ndarray
+    fans: np.ndarray
+    plain: np.ndarray
+    out: tuple
+
+
+@njit(cache=True)
+def fast_targets(h, live, wild, ft, fs):
+    """The targets of the tiles ``h`` into ``fs.targets``; returns how many."""
+    plain = fs.plain
+    for t in range(N_KINDS):
+        plain[t] = h[t]
+    if wild >= 0:
+        plain[wild] = 0
+    q = IndexQuery(plain, live, True, ft.ids, ft.accept, False, ft.row, False, ft.bar,
+                   ft.prune)
+    _, n, _ = nearest(ft.fam, ft.lay, q, ft.melds, None, ft.bounds, fs.targets, fs.query)
+    return n
+
+
+@njit(cache=True)
+def fast_rate(h, live, draws, wild, discard, ft, fs):
+    """Rate each discard of ``h`` (or ``h`` itself, ``discard`` False) into ``fs.out``;
+    returns the number of targets (``fs.targets[:n]``)."""
+    n = fast_targets(h, live, wild, ft, fs)
+    discard_chances(h, live, draws, wild, discard, TargetSet(fs.targets[:n], fs.fans[:n]),
+                    fs.out)
+    return n
+
+
+@njit(cache=True)
+def fast_pick(out, h):
+    """The discard the fast mode plays from ratings ``out`` of the 14 tiles ``h``."""
+    best = -1
+    for x in range(N_KINDS):
+        if h[x] == 0:
+            continue
+        if best < 0 or out.score[x] > out.score[best] or (
+                out.score[x] == out.score[best] and out.top[x] > out.top[best]):
+            best = x
+    return best
+
+
+@njit(cache=True)
+def fast_decide(h, live, draws, wild, ft, fs):
+    """The fast mode's discard of the 14 tiles ``h`` (ratings left in ``fs.out``)."""
+    fast_rate(h, live, draws, wild, True, ft, fs)
+    return fast_pick(fs.out, h)
+
+
+@njit(cache=True)
+def solo_fast(hands, seen, active, draws, ft, fs, out, trace):
+    """``out[g]``: the fast mode's discard in one-player game ``g`` (for ``active[g]``).
+
+    Parameters
+    ----------
+    hands, seen : int64 (n, 34)
+        The 14 tiles held; the tiles the player has thrown (no wild tiles, no melds).
+    active : bool (n,)
+    draws : int
+        Draws left after the discard.
+    ft : FastTables
+    fs : FastScratch
+    out : int64 (n,)
+    trace : float64 (n, 3)
+        Per game the chosen discard's ``score``, ``short`` and ``top``.
+    """
+    live = np.zeros(N_KINDS, np.int64)
+    wild = np.int64(-1)
+    for g in range(hands.shape[0]):
+        if not active[g]:
+            out[g] = -1
+            continue
+        h = hands[g]
+        for t in range(N_KINDS):
+            live[t] = 4 - h[t] - seen[g, t]
+        x = fast_decide(h, live, draws, wild, ft, fs)
+        out[g] = x
+        trace[g, 0] = fs.out.score[x]
+        trace[g, 1] = fs.out.short[x]
+        trace[g, 2] = fs.out.top[x]
