@@ -140,6 +140,9 @@ def _cell(s, won, min_bin):
         xs.append(float(s[a:c].mean()))
         ys.append(float(w[a:c].mean()))
         ns.append(c - a)
+    # bins never share a score, so their means rise; a mean's rounding can still put it an
+    # ulp below the previous one
+    xs = np.maximum.accumulate(xs).tolist()
     return [xs, _pool_adjacent(ys, ns)]
 
 

@@ -403,7 +403,11 @@ def fast_rates(counts, meld_list, melded, pool, draws, rs, bar, level, winds, wi
 
     The accepted complete patterns nearest to the tiles held (wild tiles left out: they
     are jokers), up to :data:`FAST_TARGETS`, each rated by the chance of drawing its
-    missing tiles (:mod:`mjkit._kernels.target_chances`).
+    missing tiles (:mod:`mjkit._kernels.target_chances`).  A closed hand at East seat
+    and round (the value index's situation) is answered by one kernel
+    (:func:`mjkit._kernels.fast_play.fast_rate`); melds or other winds go through
+    :func:`mjkit.distance.nearest_patterns`, which scores the candidates in the
+    situation.
 
     Parameters
     ----------
