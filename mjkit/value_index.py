@@ -309,7 +309,7 @@ class ValueIndex:
     def bounds(self):
         """The index's :class:`~mjkit._kernels.index_query.ValueBounds` (the highest value
         below each prefix of parts, for the queries to skip subtrees below a bar): built
-        once per process from ``ids`` and ``counted`` (about 0.1 s, 12 MB)."""
+        once per process from ``ids`` and ``counted`` (under 1 s, 12 MB)."""
         vb = self._cache.get("bounds")
         if vb is None:
             fam = families()
