@@ -26,7 +26,7 @@ from numba import njit
 
 from .complete import REGULAR, KNITTED_STRAIGHT, best_win_score, pattern_forms, win_scratch
 from .layout import COUNTS
-from .value_index import _put_parts, rank_regular
+from .value_index import put_parts, rank_regular
 
 MAX_OVERLAP = 14
 ACCEPT_NO = 0
@@ -576,7 +576,7 @@ def nearest(fam, lay, q, melds, rules, vb, examples, ws):
                             acc = accept[ids[base + d]]
                         if acc == ACCEPT_NO:
                             continue
-                        _put_parts(suit_vecs, hon_vecs, suit_ptr[L0] + a, suit_ptr[L1] + b,
+                        put_parts(suit_vecs, hon_vecs, suit_ptr[L0] + a, suit_ptr[L1] + b,
                                    suit_ptr[L2] + c, hon_ptr[L3] + d, pat)
                         ok, scored = _candidate(acc, pat, h, unseen, check_unseen, careful,
                                                 meld_mode, q, melds, rules, full, sc)
@@ -806,7 +806,7 @@ def nearest_per_row(h, unseen, fam, ids, best, where):
                         r = ids[base + d]
                         if od <= best[r]:
                             continue
-                        _put_parts(fam.suit_vecs, fam.hon_vecs, s0 + a, s1 + b, s2 + c, s3 + d,
+                        put_parts(fam.suit_vecs, fam.hon_vecs, s0 + a, s1 + b, s2 + c, s3 + d,
                                    pat)
                         if _need_ok(h, pat, unseen):
                             best[r] = od

@@ -57,7 +57,7 @@ def _parts_of(i, fam, parts):
 
 
 @njit(cache=True, inline="always")
-def _put_parts(suit_vecs, hon_vecs, v0, v1, v2, v3, out):
+def put_parts(suit_vecs, hon_vecs, v0, v1, v2, v3, out):
     """The pattern of suit parts ``v0, v1, v2`` and honour part ``v3`` into ``out`` (the
     arrays, not the families' bundle: a query's innermost loop calls this)."""
     for t in range(9):
@@ -77,7 +77,7 @@ def _write_pattern(i, fam, parts, out):
             out[t] = fam.small[i - n_prod, t]
         return
     _parts_of(i, fam, parts)
-    _put_parts(fam.suit_vecs, fam.hon_vecs, parts[0], parts[1], parts[2], parts[3], out)
+    put_parts(fam.suit_vecs, fam.hon_vecs, parts[0], parts[1], parts[2], parts[3], out)
 
 
 @njit(cache=True)
