@@ -40,7 +40,6 @@ Examples
 from __future__ import annotations
 
 import math
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -258,18 +257,6 @@ def target_fans(rs, min_fans, lianla):
 
 
 _NO_BOUNDS = KQ.no_bounds()
-_SCRATCH = threading.local()
-
-
-def _scratch(n_melds):
-    """This thread's :class:`~mjkit._kernels.index_query.QueryScratch` for the families of
-    hands with ``n_melds`` melds (a query writes into it: one per thread)."""
-    d = getattr(_SCRATCH, "by_melds", None)
-    if d is None:
-        d = _SCRATCH.by_melds = {}
-    if n_melds not in d:
-        d[n_melds] = KQ.query_scratch(VI.meld_families(n_melds) if n_melds else VI.families())
-    return d[n_melds]
 
 
 def nearest_patterns(h, meld_list, melded, unseen, rs, target, level, situation, capacity,
@@ -351,7 +338,7 @@ def nearest_patterns(h, meld_list, melded, unseen, rs, target, level, situation,
                        int(prune))
     melds = MeldRanking(meld_counts, pos_s, pos_h, cls_of, full_off, fam.suit_ptr, fam.hon_ptr)
     best, n_ex, verified = KQ.nearest(fam.arrays(), VI.query_layout(k), query, melds,
-                                      rs.kernel_rules(), bounds, pool, _scratch(k))
+                                      rs.kernel_rules(), bounds, pool, VI.thread_scratch(k))
     return int(best), pool[:n_ex], int(verified)
 
 

@@ -220,6 +220,20 @@ def query_layout(n_melds=0):
     return KQ.query_layout(meld_families(n_melds) if n_melds else families())
 
 
+_THREAD = threading.local()
+
+
+def thread_scratch(n_melds=0):
+    """This thread's :class:`~mjkit._kernels.index_query.QueryScratch` for the families of
+    hands with ``n_melds`` melds (a query writes into it: one per thread)."""
+    d = getattr(_THREAD, "scratch", None)
+    if d is None:
+        d = _THREAD.scratch = {}
+    if n_melds not in d:
+        d[n_melds] = KQ.query_scratch(meld_families(n_melds) if n_melds else families())
+    return d[n_melds]
+
+
 @functools.lru_cache(maxsize=None)
 def rank_tables():
     """Lookup tables of :func:`mjkit._kernels.value_index.rank_regular` for :func:`families`.

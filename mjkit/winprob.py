@@ -471,10 +471,7 @@ def fast_tables(rs, need):
     if ft is None:
         index = VI.value_index(rs)
         fam = VI.families()
-        none = np.zeros(N_KINDS, np.int64)
-        melds = KQ.MeldRanking(none, np.zeros(0, np.int32), np.zeros(0, np.int32),
-                               np.zeros((1, 1, 1, 1), np.int64), np.zeros(1, np.int64),
-                               fam.suit_ptr, fam.hon_ptr)
+        melds = KQ.no_melds(fam)
         prune = KQ.value_bound_of(need) if need > 0 else KQ.NO_BOUND
         ft = KF.FastTables(fam.arrays(), VI.query_layout(0), index.bounds(), index.ids,
                            index.accept_codes(need, need), melds,
@@ -492,7 +489,7 @@ def fast_scratch():
     fs = getattr(_FAST_SCRATCH, "fs", None)
     if fs is None:
         fs = _FAST_SCRATCH.fs = KF.FastScratch(
-            KQ.query_scratch(VI.families()), np.zeros((FAST_TARGETS, N_KINDS), np.int64),
+            VI.thread_scratch(0), np.zeros((FAST_TARGETS, N_KINDS), np.int64),
             np.zeros(FAST_TARGETS), np.zeros(N_KINDS, np.int64), KT.discard_chances_out())
     return fs
 

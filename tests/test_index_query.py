@@ -82,9 +82,7 @@ def test_block_bounds_hold_for_every_row():
 
 def _query(h, unseen, need, index, prune, cap, rules=None):
     fam = VI.families()
-    melds = KQ.MeldRanking(NONE, np.zeros(0, np.int32), np.zeros(0, np.int32),
-                           np.zeros((1, 1, 1, 1), np.int64), np.zeros(1, np.int64),
-                           fam.suit_ptr, fam.hon_ptr)
+    melds = KQ.no_melds(fam)
     from mjkit.score import situation_row
 
     q = KQ.IndexQuery(h, unseen, True, index.ids, index.accept_codes(need, need), False,

@@ -214,6 +214,14 @@ def query_layout(fam):
                        np.ascontiguousarray(small.T), ptr, core, rest, rest_n)
 
 
+def no_melds(fam):
+    """A :class:`MeldRanking` that turns meld mode off (closed hands of ``fam``)."""
+    none = np.zeros(34, np.int64)
+    return MeldRanking(none, np.zeros(0, np.int32), np.zeros(0, np.int32),
+                       np.zeros((1, 1, 1, 1), np.int64), np.zeros(1, np.int64), fam.suit_ptr,
+                       fam.hon_ptr)
+
+
 def no_bounds():
     """An empty :class:`ValueBounds` (nothing is skipped)."""
     z = np.zeros(0, np.int64)
@@ -687,42 +695,58 @@ def _pattern_hash(pat):
     return x
 
 
+@njit(cache=True, inline="always")
+def _same_row(examples, e, pat):
+    for t in range(34):
+        if examples[e, t] != pat[t]:
+            return False
+    return True
+
+
 @njit(cache=True)
-def _already(pat, n_ex, examples, seen, used):
-    """True if ``pat`` is among ``examples[:n_ex]``; if not, it is entered as row ``n_ex``
-    of them (``seen``: slots of example rows, -1 free; ``used[0]``: slots taken).  A slot
-    whose row is now another pattern (the examples restart when the best overlap rises) is
-    passed over; the table is cleared when half full."""
-    if seen.shape[0] < 2 * examples.shape[0]:
-        for e in range(n_ex):           # more examples than slots: a plain scan
-            same = True
-            for t in range(34):
-                if examples[e, t] != pat[t]:
-                    same = False
-                    break
-            if same:
-                return True
-        return False
-    if 2 * used[0] >= seen.shape[0]:
-        seen[:] = -1
-        used[0] = 0
+def _enter(pat, row, n_ex, examples, seen, used):
+    """Find ``pat`` among ``examples[:n_ex]`` by ``seen``; if absent, enter it as ``row``.
+    Returns True if found."""
     mask = np.uint64(seen.shape[0] - 1)
     s = _pattern_hash(pat) & mask
     while True:
         e = seen[s]
         if e < 0:
-            seen[s] = n_ex
+            seen[s] = row
             used[0] += 1
             return False
-        if e < n_ex:
-            same = True
-            for t in range(34):
-                if examples[e, t] != pat[t]:
-                    same = False
-                    break
-            if same:
-                return True
+        if e < n_ex and _same_row(examples, e, pat):
+            return True
         s = (s + np.uint64(1)) & mask
+
+
+@njit(cache=True)
+def _already(pat, n_ex, examples, seen, used):
+    """True if ``pat`` is among ``examples[:n_ex]``; if not, it is entered as row ``n_ex``
+    of them (``seen``: slots of example rows, -1 free; ``used[0]``: slots taken).  A slot
+    whose row is now another pattern (the examples restart when the best overlap rises) is
+    passed over; when half the slots are taken the table is rebuilt from the examples of
+    even counts held now."""
+    if seen.shape[0] < 2 * examples.shape[0]:
+        for e in range(n_ex):           # more examples than slots: a plain scan
+            if _same_row(examples, e, pat):
+                return True
+        return False
+    if 2 * used[0] >= seen.shape[0]:
+        seen[:] = -1
+        used[0] = 0
+        for e in range(n_ex):
+            if _even(examples[e]):
+                _enter(examples[e], e, e, examples, seen, used)
+    return _enter(pat, n_ex, n_ex, examples, seen, used)
+
+
+@njit(cache=True, inline="always")
+def _even(pat):
+    for t in range(34):
+        if pat[t] & 1:
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -735,12 +759,7 @@ def _record(o, best, n_ex, pat, examples, seen, used):
         return best, n_ex
     # A pattern is listed twice only when it is both seven pairs and regular, so only a
     # pattern of even counts can already be among the examples.
-    even = True
-    for t in range(34):
-        if pat[t] & 1:
-            even = False
-            break
-    if even and _already(pat, n_ex, examples, seen, used):
+    if _even(pat) and _already(pat, n_ex, examples, seen, used):
         return best, n_ex
     for t in range(34):
         examples[n_ex, t] = pat[t]
