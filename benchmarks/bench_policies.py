@@ -33,6 +33,7 @@ from tqdm.auto import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mjkit import storage  # noqa: E402
+from mjkit._kernels.fast_play import FAST_PLAY_VERSION  # noqa: E402
 from mjkit.fast_calibration import fit_info  # noqa: E402
 from mjkit.sim.solo import SOLO_POLICIES, solo_games, wilson  # noqa: E402
 
@@ -94,8 +95,10 @@ def main(argv=None):
             for first in tqdm(range(0, games, CHUNK), desc=f"{pol} at {bar}", unit="chunk",
                               leave=False):
                 m = min(CHUNK, games - first)
-                # the fast mode's predictions are those of one calibration table
-                calib = fit_info()["digest"] if pol == "fast" else ""
+                # the fast mode's games are those of one version of its play, and its
+                # predictions those of one calibration table
+                calib = (f"{fit_info()['digest']}/play{FAST_PLAY_VERSION}" if pol == "fast"
+                         else "")
                 key = (pol, bar, args.draws, args.seed, first, m, calib)
                 body = done.get(key)
                 if body is None:

@@ -259,6 +259,8 @@ class Advice:
             lines.append(M.text("advise.cut", lang))
         elif self.chances.mode == "fast":
             lines.append(M.text("advise.fast", lang))
+            if self.chances.by_efficiency:
+                lines.append(M.text("advise.fast_efficiency", lang))
         elif not self.chances.exact:
             lines.append(M.text("advise.lower_bound", lang))
         if self.wild is not None:

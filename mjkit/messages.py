@@ -191,6 +191,10 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "advise.fast": ("  （快速模式：和牌概率是按单人对局实测校准的估计，不是精确值）",
                     "  (fast mode: p_win is an estimate calibrated on one-player games, not "
                     "an exact value)"),
+    "advise.fast_efficiency": ("  （此门槛任何和牌都够：快速模式按牌效打，先列它打的那张，和牌概率不一定最高）",
+                               "  (every complete hand reaches this bar: the fast mode plays "
+                               "for tile efficiency; its discard comes first, whatever its "
+                               "p_win)"),
     "advise.wild": ("  财神 {wild}：和牌概率已计财神；向听数与目标把财神当本身的牌（向听数是上限）",
                     "  wild {wild}: p_win counts it as wild; the distance and targets read it "
                     "as itself (the distance is an upper bound)"),

@@ -43,7 +43,7 @@ from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
 from .validate import whole, wild_kind, wind
 
 __all__ = ["MAX_DRAWS", "Chance", "WinChances", "alone_chances", "fast_choice", "fast_order",
-           "fast_rates", "p_alone", "win_chances"]
+           "fast_rates", "fast_void_discard", "p_alone", "win_chances"]
 
 MAX_DRAWS = 4   # the exact search's limit here (its key holds up to KW.MAX_DRAWS)
 EXACT_UP_TO = 3        # mode="deep": the exact search up to this many draws, else the graph
@@ -83,10 +83,13 @@ class WinChances:
     exact: bool = True            # the exact search answered (else the graph: a lower bound)
     mode: str = "deep"
     situation: dict = field(default_factory=dict)
+    by_efficiency: bool = False   # fast mode at a void bar: played for tile efficiency
 
     @property
     def best(self):
-        """The best :class:`Chance` (highest ``p_win``, then ``exp_fans``)."""
+        """The best :class:`Chance`: the highest ``p_win``, then ``exp_fans`` (in the fast
+        mode, the discard it plays; at a void bar, ``by_efficiency``, the tile-efficiency
+        discard, whose ``p_win`` may be below another's)."""
         return self.choices[0]
 
     @property
@@ -273,14 +276,15 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     is_win = False
     wf = -1
     cut = False
+    by_eff = False
     if mode == "fast":
         discard = n_conc == 14 - 3 * k
         if discard:
             held = np.flatnonzero(c)
             wf = int(judge.judge(np.tile(c, (len(held), 1)), held).max())
             is_win = wf >= 0
-        choices = _fast_chances(c, meld_list, melded, pool, draws, rs, bar, level, (seat, rnd),
-                                wk, discard, judge)
+        choices, by_eff = _fast_chances(c, meld_list, melded, pool, draws, rs, bar, level,
+                                        (seat, rnd), wk, discard, judge)
         states = 0
     elif n_conc == 14 - 3 * k:
         held = np.flatnonzero(c)
@@ -329,7 +333,8 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     return WinChances(text, rs.name, int(bar), level, draws, choices, int(states),
                       time.perf_counter() - t0, wild=None if wk < 0 else tile_to_str(wk),
                       is_win=is_win, win_fans=wf, cut=cut, exact=exact and not fast, mode=mode,
-                      situation={"seat_wind": seat, "round_wind": rnd})
+                      situation={"seat_wind": seat, "round_wind": rnd},
+                      by_efficiency=by_eff)
 
 
 def p_alone(need, draws, pool):
@@ -473,9 +478,11 @@ def fast_tables(rs, need):
         fam = VI.families()
         melds = KQ.no_melds(fam)
         prune = KQ.value_bound_of(need) if need > 0 else KQ.NO_BOUND
+        accept = index.accept_codes(need, need)
         ft = KF.FastTables(fam.arrays(), VI.query_layout(0), index.bounds(), index.ids,
-                           index.accept_codes(need, need), melds,
-                           situation_row([], 0, 0, True, 0), int(need), int(prune))
+                           accept, melds, situation_row([], 0, 0, True, 0), int(need),
+                           int(prune), ShantenTables(*shanten_tables()),
+                           bool((accept == KQ.ACCEPT_YES).all()))
         rs._cache[key] = ft
     return ft
 
@@ -490,7 +497,9 @@ def fast_scratch():
     if fs is None:
         fs = _FAST_SCRATCH.fs = KF.FastScratch(
             VI.thread_scratch(0), np.zeros((FAST_TARGETS, N_KINDS), np.int64),
-            np.zeros(FAST_TARGETS), np.zeros(N_KINDS, np.int64), KT.discard_chances_out())
+            np.zeros(FAST_TARGETS), np.zeros(N_KINDS, np.int64), KT.discard_chances_out(),
+            _sws(), np.zeros(N_KINDS, np.int64),
+            np.zeros(N_KINDS, np.int64))
     return fs
 
 
@@ -508,29 +517,57 @@ def _target_fans(pats, h, judge):
 
 def _fast_chances(c, meld_list, melded, pool, draws, rs, bar, level, winds, wild, discard,
                   judge):
-    """``win_chances(mode="fast")``'s choices, in the order the fast mode plays them."""
+    """``win_chances(mode="fast")``'s choices, in the order the fast mode plays them, and
+    whether the first is a void bar's tile-efficiency discard."""
     out, _ = fast_rates(c, meld_list, melded, pool, draws, rs, bar, level, winds, wild,
                         discard, judge=judge)
-    kinds = fast_order(out, c) if discard else np.zeros(1, np.int64)
     need = max(bar - level * rs.streak_points, 0)       # from the hand itself
+    lead = -1
+    if discard:
+        lead = fast_void_discard(c, meld_list, pool, rs, need, winds, wild)
+    kinds = fast_order(out, c, lead) if discard else np.zeros(1, np.int64)
     choices = []
     for x in kinds:
         p = fast_p_win(float(out.score[x]), int(out.short[x]), draws, need)
         f = float(out.fans[x]) if p > 0 else float("nan")
         choices.append(Chance(tile_to_str(int(x)) if discard else None, p, f))
-    return choices
+    return choices, lead >= 0
 
 
-def fast_order(out, counts):
-    """The kinds held, best first as the fast mode rates them: the highest ``score``, then
-    ``top``, then the lowest kind (``out`` from :func:`fast_rates`)."""
+def fast_void_discard(counts, meld_list, pool, rs, need, winds, wild):
+    """The discard the fast mode plays at a void bar, -1 elsewhere.
+
+    A bar is void when every complete closed hand in the value index's situation (East
+    seat and round, self-drawn) reaches it; the fast mode then plays the tile-efficiency
+    discard (:func:`mjkit._kernels.fast_play.void_discard`).  Hands with melds or in
+    another situation are rated by their targets alone.
+    """
+    if meld_list or tuple(winds) != (0, 0):
+        return -1
+    return int(KF.void_discard(counts, pool, np.int64(wild), fast_tables(rs, need),
+                               fast_scratch()))
+
+
+def _grain(x):
+    """Scores on the fast mode's comparison grid (``fast_play.SCORE_GRAIN``)."""
+    return (np.asarray(x, float) * KF.SCORE_GRAIN + 0.5).astype(np.int64)
+
+
+def fast_order(out, counts, lead=-1):
+    """The kinds held, best first as the fast mode plays them: ``lead`` (a void bar's
+    tile-efficiency discard, :func:`fast_void_discard`) if given, then the highest
+    ``score``, then ``top`` (both on the grid of ``fast_play.SCORE_GRAIN``), then the
+    lowest kind (``out`` from :func:`fast_rates`)."""
     held = np.flatnonzero(counts)
-    return held[np.lexsort((held, -out.top[held], -out.score[held]))]
+    order = held[np.lexsort((held, -_grain(out.top[held]), -_grain(out.score[held])))]
+    if lead >= 0:
+        order = np.concatenate([[lead], order[order != lead]]).astype(np.int64)
+    return order
 
 
-def fast_choice(out, counts):
+def fast_choice(out, counts, lead=-1):
     """The discard the fast mode plays: the first of :func:`fast_order`."""
-    return int(fast_order(out, counts)[0])
+    return int(fast_order(out, counts, lead)[0])
 
 
 def _given(p, f):

@@ -240,3 +240,58 @@ def test_cli_advise_in_fast_mode(capsys):
                      "--wild", "P", "--mode", "fast"])
     out = capsys.readouterr().out
     assert code == 0 and "fast mode" in out and "p_win" in out
+
+
+def test_scores_equal_but_for_rounding_are_a_tie_in_kernel_and_python():
+    from mjkit._kernels import fast_play as KF
+    from mjkit.winprob import fast_order
+    out = KT.discard_chances_out()
+    h = np.zeros(34, np.int64)
+    h[[3, 7, 20]] = [1, 2, 1]
+    out.score[:] = -1.0
+    out.score[3], out.score[7], out.score[20] = 0.3, 0.1 + 0.2, 0.25   # 0.3 < 0.1 + 0.2
+    out.top[3] = out.top[7] = out.top[20] = 0.1
+    assert KF.fast_pick(out, h) == 3 == fast_order(out, h)[0]
+    out.top[7] = 0.2                            # a real difference in top decides
+    assert KF.fast_pick(out, h) == 7 == fast_order(out, h)[0]
+    assert list(fast_order(out, h)) == [7, 3, 20]
+    assert list(fast_order(out, h, 20)) == [20, 7, 3]
+
+
+def test_at_a_void_bar_the_fast_mode_plays_the_efficiency_discard():
+    from mjkit._kernels import policy as KP
+    from mjkit._kernels import solo as KS
+    from mjkit._kernels.bundles import ShantenTables
+    from mjkit._kernels.game_state import SEAT_DTYPE
+    from mjkit.sim.directions import direction_arrays
+    from mjkit.rules import get_rules
+    from mjkit.shanten import shanten_tables
+    from mjkit.winprob import fast_tables, fast_void_discard
+    rs = get_rules("dazhong32")
+    assert fast_tables(rs, 0).void and fast_tables(rs, 4).void
+    assert not fast_tables(rs, 8).void and not fast_tables(rs, 32).void
+    # the same walls, the same games: every discard is the efficiency player's
+    fast = solo_games("fast", 120, bar=0, seed=31, progress=False)
+    eff = solo_games("efficiency", 120, bar=0, seed=31, progress=False)
+    assert (fast.won_at == eff.won_at).all() and (fast.hands == eff.hands).all()
+    assert 0 < fast.won.sum() < 120
+    # advise and win_chances lead with that discard, by the same kernel
+    text = "12m258p369sESWNCF"
+    c = _counts(text)
+    live = np.ascontiguousarray(4 - c, np.int64)
+    tabs = ShantenTables(*shanten_tables())
+    want = np.zeros(1, np.int64)
+    KS.solo_discards(np.int64(KP.POLICY_EFFICIENCY), c[None, :].copy(),
+                     np.zeros((1, 34), np.int64), np.ones(1, bool), np.zeros(1, SEAT_DTYPE),
+                     np.int64(0), np.int64(5), direction_arrays(rs), tabs, want)
+    assert fast_void_discard(c, [], live, rs, 0, (0, 0), -1) == want[0]
+    assert fast_void_discard(c, [], live, rs, 32, (0, 0), -1) == -1
+    assert fast_void_discard(c, [], live, rs, 0, (1, 0), -1) == -1
+    r = win_chances(text, 17, min_fans=0, mode="fast")
+    assert tile_from_str(r.best.tile) == want[0]
+    assert r.by_efficiency
+    assert not win_chances(text, 17, min_fans=32, mode="fast").by_efficiency
+    a = advise(text, lianla=8, draws_left=17, mode="fast")
+    assert a.best.tile == r.best.tile and "tile efficiency" in a.summary()
+    assert "牌效" in a.summary("zh")
+    assert "tile efficiency" not in advise(text, lianla=0, draws_left=17, mode="fast").summary()

@@ -20,7 +20,8 @@ from mjkit._kernels import target_chances as KT
 from mjkit.distance import nearest_patterns
 from mjkit.random_hands import random_closed_counts
 from mjkit.rules import get_rules
-from mjkit.winprob import fast_order, fast_rates, fast_scratch, fast_tables
+from mjkit.winprob import (fast_order, fast_rates, fast_scratch, fast_tables,
+                           fast_void_discard)
 
 RULES = "dazhong32"
 NONE = np.zeros(34, np.int64)
@@ -122,7 +123,7 @@ def test_rules_none_gives_the_query_with_rules(index):
 @pytest.mark.parametrize("bar", [0, 24])
 def test_fast_kernel_is_the_query_and_rating_from_python(bar):
     """The one-kernel decision (fast_play) equals the general query (distance.
-    nearest_patterns) followed by the rating kernel, and picks fast_order's first."""
+    nearest_patterns) followed by the rating kernel, and plays fast_order's first."""
     rs = get_rules(RULES)
     ft, fs = fast_tables(rs, bar), fast_scratch()
     for h in _deals(10, 20 + bar):
@@ -134,7 +135,10 @@ def test_fast_kernel_is_the_query_and_rating_from_python(bar):
         x = KF.fast_decide(h, live, np.int64(12), np.int64(-1), ft, fs)
         for a, b in zip(fs.out, want):
             assert np.array_equal(a, b)
-        assert x == fast_order(want, h)[0]
+        # at a void bar (0) the played discard leads: the tile-efficiency one
+        lead = fast_void_discard(h, [], live, rs, bar, (0, 0), -1)
+        assert (lead >= 0) == (bar == 0)
+        assert x == fast_order(want, h, lead)[0]
         out, got = fast_rates(h, [], NONE, live, 12, rs, bar, 0, (0, 0), -1)
         assert np.array_equal(got, pats)
 

@@ -4,8 +4,17 @@
 the tiles held (:func:`.index_query.nearest`, wild tiles left out: they are jokers),
 rates every discard by the chances of those targets
 (:func:`.target_chances.discard_chances`) and picks the discard the fast mode plays:
-the highest ``score``, then the highest ``top``, then the lowest kind
-(``mjkit.winprob.fast_order`` is the same order).  :func:`solo_fast` plays it for a
+the highest ``score``, then the highest ``top``, then the lowest kind, scores compared on
+a grid of :data:`SCORE_GRAIN` so that ties in exact arithmetic stay ties
+(``mjkit.winprob.fast_order`` is the same order).
+
+At a *void* bar, one every complete closed hand reaches (``FastTables.void``: at 连8 in
+``dazhong32``, say), the value of a target no longer matters and the fast mode plays the
+tile-efficiency discard instead (:func:`.policy.efficiency_discard`, the simulator's
+``efficiency`` player): lowest need, then most live useful tiles, then the least
+connected tile.  In one-player games that choice wins more often there than the summed
+target chances (``docs/architecture.md``); the ratings are still computed, since the
+calibrated ``p_win`` is read from them.  :func:`solo_fast` plays it for a
 batch of one-player games, so a simulation never returns to Python between decisions.
 
 The query is compiled without the scorer (``rules=None``): the accept codes must be
@@ -20,9 +29,15 @@ import numpy as np
 from numba import njit
 
 from .index_query import IndexQuery, nearest
+from .policy import efficiency_discard
 from .target_chances import TargetSet, discard_chances
 
 N_KINDS = 34
+SCORE_GRAIN = 2.0 ** 40     # scores and tops are compared as integers of 2**-40
+# Bump whenever the fast mode's choices change: the calibration's training games
+# (benchmarks/fit_fast_calibration.py) and the strength records are keyed by it.
+# 2: the tile-efficiency discard at a void bar; scores compared on the grid.
+FAST_PLAY_VERSION = 2
 
 
 class FastTables(NamedTuple):
@@ -45,6 +60,10 @@ class FastTables(NamedTuple):
         Counted fans a target reaches.
     prune : int
         The bounds' value of the bar (``index_query.value_bound_of``).
+    tabs : ShantenTables
+        The need tables of the tile-efficiency discard.
+    void : bool
+        Every pattern is accepted: the fast mode plays the tile-efficiency discard.
     """
 
     fam: tuple
@@ -56,6 +75,8 @@ class FastTables(NamedTuple):
     row: np.ndarray
     bar: int
     prune: int
+    tabs: tuple
+    void: bool
 
 
 class FastScratch(NamedTuple):
@@ -72,6 +93,12 @@ class FastScratch(NamedTuple):
         The hand without its wild tiles.
     out : DiscardChances
         The ratings of the last decision.
+    sws : int64
+        The need reading's work space (``shanten.init_workspace``).
+    seen : int64 (34,)
+        Copies of each kind out of reach (the tile-efficiency discard's view).
+    nocap : int64 (34,)
+        Zeros (no kind capped).
     """
 
     query: tuple
@@ -79,6 +106,9 @@ class FastScratch(NamedTuple):
     fans: np.ndarray
     plain: np.ndarray
     out: tuple
+    sws: np.ndarray
+    seen: np.ndarray
+    nocap: np.ndarray
 
 
 @njit(cache=True)
@@ -105,29 +135,55 @@ def fast_rate(h, live, draws, wild, discard, ft, fs):
     return n
 
 
+@njit(cache=True, inline="always")
+def _grain(x):
+    return np.int64(x * SCORE_GRAIN + 0.5)
+
+
 @njit(cache=True)
 def fast_pick(out, h):
-    """The discard the fast mode plays from ratings ``out`` of the 14 tiles ``h``."""
+    """The discard the ratings ``out`` of the 14 tiles ``h`` rate best."""
     best = -1
     for x in range(N_KINDS):
         if h[x] == 0:
             continue
-        if best < 0 or out.score[x] > out.score[best] or (
-                out.score[x] == out.score[best] and out.top[x] > out.top[best]):
+        if best < 0:
+            best = x
+            continue
+        a = _grain(out.score[x])
+        b = _grain(out.score[best])
+        if a > b or (a == b and _grain(out.top[x]) > _grain(out.top[best])):
             best = x
     return best
+
+
+@njit(cache=True)
+def void_discard(h, live, wild, ft, fs):
+    """At a void bar (``ft.void``) the tile-efficiency discard of the 14 tiles ``h``; -1
+    otherwise."""
+    if not ft.void:
+        return -1
+    for t in range(N_KINDS):
+        fs.seen[t] = max(4 - h[t] - live[t], 0)
+    k, _ = efficiency_discard(h, np.int64(0), wild, fs.nocap, fs.seen, ft.tabs, fs.sws)
+    return k
 
 
 @njit(cache=True)
 def fast_decide(h, live, draws, wild, ft, fs):
     """The fast mode's discard of the 14 tiles ``h`` (ratings left in ``fs.out``)."""
     fast_rate(h, live, draws, wild, True, ft, fs)
-    return fast_pick(fs.out, h)
+    x = void_discard(h, live, wild, ft, fs)
+    return x if x >= 0 else fast_pick(fs.out, h)
 
 
 @njit(cache=True)
-def solo_fast(hands, seen, active, draws, ft, fs, out, trace):
+def solo_fast(hands, seen, active, draws, ft, fs, out, trace, rate):
     """``out[g]``: the fast mode's discard in one-player game ``g`` (for ``active[g]``).
+
+    At a void bar the discard needs no rating; it is rated only when ``rate`` asks for
+    its ``p_win`` (the first decision, or a calibration trace), so the decision then
+    costs what the tile-efficiency discard costs.
 
     Parameters
     ----------
@@ -140,7 +196,9 @@ def solo_fast(hands, seen, active, draws, ft, fs, out, trace):
     fs : FastScratch
     out : int64 (n,)
     trace : float64 (n, 3)
-        Per game the chosen discard's ``score``, ``short`` and ``top``.
+        Per game the chosen discard's ``score``, ``short`` and ``top`` (left as they
+        are at a void bar without ``rate``).
+    rate : bool
     """
     live = np.zeros(N_KINDS, np.int64)
     wild = np.int64(-1)
@@ -151,6 +209,9 @@ def solo_fast(hands, seen, active, draws, ft, fs, out, trace):
         h = hands[g]
         for t in range(N_KINDS):
             live[t] = 4 - h[t] - seen[g, t]
+        if ft.void and not rate:
+            out[g] = void_discard(h, live, wild, ft, fs)
+            continue
         x = fast_decide(h, live, draws, wild, ft, fs)
         out[g] = x
         trace[g, 0] = fs.out.score[x]

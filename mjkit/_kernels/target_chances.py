@@ -12,7 +12,9 @@ kinds' hypergeometric tails ``P(X_k >= n_k)``, ``X_k ~ Hypergeom(N, u_k, D)``; t
 counts are weakly negatively correlated, so the product is slightly high.  Wild tiles
 held fill the needs whose filling helps most (a greedy choice); a wild tile drawn is one
 more joker: conditioned on ``j`` of the ``W`` live wild copies among the draws, the other
-``D - j`` draws are uniform over the ``N - W`` other live tiles.
+``D - j`` draws are uniform over the ``N - W`` other live tiles.  Without wild tiles a
+target's chance is one product, and a discard changes at most one of its factors (by a
+precomputed ratio of tails), so rating 14 discards costs one product per target.
 
 Per discard the kernel returns the sum of the targets' chances (the expected number of
 targets completed alone: the fast mode's ranking score, since it rewards keeping several
@@ -168,13 +170,13 @@ def _target_chance(nd, lv, m, held_wild, pmf_wild, tails_by_j):
 
 
 @njit(cache=True, inline="always")
-def _add(out, x, p, log_miss, fans, i, missing):
+def _add(out, x, p, miss, fans, i, missing):
     if p <= 0.0:
         return
     if missing < out.short[x]:
         out.short[x] = missing
     out.score[x] += p
-    log_miss[x] += math.log1p(-min(p, 1.0 - 1e-12))
+    miss[x] *= 1.0 - min(p, 1.0)
     out.fans[x] += p * fans
     if p > out.top[x]:
         out.top[x] = p
@@ -221,8 +223,13 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
     else:
         pmf[0] = 1.0
         hyper_tails(n_live, draws, tails[0])
-    log_miss = np.zeros(N_KINDS)
+    miss = np.ones(N_KINDS)
+    held = np.empty(N_KINDS, np.int64)      # the kinds a discard can be
+    n_held = 0
     for x in range(N_KINDS):
+        if discard and h[x] > 0:
+            held[n_held] = x
+            n_held += 1
         out.score[x] = -1.0 if (h[x] == 0 if discard else x > 0) else 0.0
         out.union[x] = 0.0
         out.top[x] = 0.0
@@ -232,6 +239,13 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
     nd = np.empty(N_KINDS, np.int64)
     lv = np.empty(N_KINDS, np.int64)
     at = np.empty(N_KINDS, np.int64)
+    plain = held_w == 0 and w_live == 0
+    t0 = tails[0]
+    step = np.zeros((MAX_COPY + 1, MAX_COPY + 1))    # tails[a + 1, u] / tails[a, u]
+    for a in range(MAX_COPY):
+        for u in range(a + 1, MAX_COPY + 1):
+            if t0[a, u] > 0.0:
+                step[a, u] = t0[a + 1, u] / t0[a, u]
     for i in range(k_targets):
         # the target's needs from the 14 tiles (the wild kind's own copies are jokers)
         m = 0
@@ -254,11 +268,33 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
                 at[k] = -1
         if short:
             continue
+        if plain and discard:
+            # no wild tile anywhere: one product per target, and each discard changes
+            # at most one of its factors
+            base = 1.0
+            for j in range(m):
+                base *= t0[nd[j], lv[j]] if nd[j] <= lv[j] else 0.0
+            if base <= 0.0:
+                continue            # every discard leaves it out of reach
+            for j in range(n_held):
+                x = held[j]
+                if h[x] > pats[i, x]:
+                    p = base                # a surplus tile: the needs stay
+                    missing = total
+                elif at[x] >= 0:
+                    p = base * step[nd[at[x]], lv[at[x]]]
+                    missing = total + 1
+                else:
+                    # x was exactly covered: throwing it makes a need of one
+                    p = base * t0[1, live[x]]
+                    missing = total + 1
+                _add(out, x, p, miss, targets.fans[i], i, missing)
+            continue
         base = -1.0
         for x in range(N_KINDS if discard else 1):
             if not discard:
                 p = _target_chance(nd, lv, m, held_w, pmf, tails)
-                _add(out, x, p, log_miss, targets.fans[i], i, max(total - held_w, 0))
+                _add(out, x, p, miss, targets.fans[i], i, max(total - held_w, 0))
                 continue
             if h[x] == 0:
                 continue
@@ -283,10 +319,10 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
                 lv[m] = live[x]
                 p = _target_chance(nd, lv, m + 1, w, pmf, tails)
                 missing += 1
-            _add(out, x, p, log_miss, targets.fans[i], i, max(missing - w, 0))
+            _add(out, x, p, miss, targets.fans[i], i, max(missing - w, 0))
     for x in range(N_KINDS):
         if out.score[x] < 0.0:
             continue
-        out.union[x] = -math.expm1(log_miss[x])
+        out.union[x] = 1.0 - miss[x]
         if out.score[x] > 0.0:
             out.fans[x] /= out.score[x]

@@ -15,7 +15,8 @@ Policies (``policy=``):
   hand, the value index), ties broken by the live copies of the useful tiles, then the
   lowest kind;
 * ``"fast"``: the fast mode (:func:`mjkit.winprob.fast_rates`, :func:`~mjkit.winprob.
-  fast_choice`), which records its calibrated ``p_win`` at the first decision;
+  fast_choice`; at a void bar the tile-efficiency discard), which records its calibrated
+  ``p_win`` at the first decision;
 * ``"advisor"``: the discard :func:`mjkit.winprob.win_chances` rates best (``mode=``), which
   also records its predicted ``p_win`` at the first decision (for calibration).
 """
@@ -182,7 +183,8 @@ class _Distance:
 
 class _Fast:
     """The fast mode (:func:`mjkit._kernels.fast_play.solo_fast`): the discard whose targets
-    have the highest summed chance, then the likeliest single target, then the lowest kind;
+    have the highest summed chance, then the likeliest single target, then the lowest kind
+    (at a void bar, one every complete closed hand reaches, the tile-efficiency discard);
     every decision of a batch in one kernel call."""
 
     def __init__(self, rs, bar, n, trace):
@@ -197,7 +199,10 @@ class _Fast:
     def decide(self, hands, seen, active, left):
         from ..fast_calibration import fast_p_win
         out = np.full(len(hands), -1, np.int64)
-        KF.solo_fast(hands, seen, active, np.int64(left), self.ft, self.fs, out, self.rated)
+        # a void bar's discard is rated only where its p_win is kept
+        rate = self.first is None or self.trace is not None
+        KF.solo_fast(hands, seen, active, np.int64(left), self.ft, self.fs, out, self.rated,
+                     rate)
         g = np.flatnonzero(active)
         if self.first is None:      # only the first decision's prediction is kept
             p = np.full(len(hands), np.nan)
