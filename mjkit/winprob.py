@@ -555,11 +555,13 @@ def _grain(x):
 
 def fast_order(out, counts, lead=-1):
     """The kinds held, best first as the fast mode plays them: ``lead`` (a void bar's
-    tile-efficiency discard, :func:`fast_void_discard`) if given, then the highest
-    ``score``, then ``top`` (both on the grid of ``fast_play.SCORE_GRAIN``), then the
-    lowest kind (``out`` from :func:`fast_rates`)."""
+    tile-efficiency discard, :func:`fast_void_discard`) if given, then the fewest tiles
+    missing (``short``), the most live useful tiles (``useful``), the highest ``score``,
+    then ``top`` (both on the grid of ``fast_play.SCORE_GRAIN``), then the lowest kind
+    (``out`` from :func:`fast_rates`; ``fast_play.fast_pick`` is the same order)."""
     held = np.flatnonzero(counts)
-    order = held[np.lexsort((held, -_grain(out.top[held]), -_grain(out.score[held])))]
+    order = held[np.lexsort((held, -_grain(out.top[held]), -_grain(out.score[held]),
+                             -out.useful[held], out.short[held]))]
     if lead >= 0:
         order = np.concatenate([[lead], order[order != lead]]).astype(np.int64)
     return order

@@ -295,3 +295,38 @@ def test_at_a_void_bar_the_fast_mode_plays_the_efficiency_discard():
     assert a.best.tile == r.best.tile and "tile efficiency" in a.summary()
     assert "牌效" in a.summary("zh")
     assert "tile efficiency" not in advise(text, lianla=0, draws_left=17, mode="fast").summary()
+
+
+@pytest.mark.parametrize("bar", [8, 24])
+def test_short_and_useful_are_those_of_the_nearest_targets(bar):
+    """Per discard: the fewest tiles a reachable target misses, and the live copies of the
+    kinds the targets missing that few need (the fast mode's first two keys)."""
+    from mjkit.random_hands import random_closed_counts
+    from mjkit.rules import get_rules
+    from mjkit.winprob import fast_order
+    rs = get_rules("dazhong32")
+    checked = 0
+    for h in random_closed_counts(12, 40 + bar, n_tiles=14):
+        h = np.ascontiguousarray(h, np.int64)
+        live = np.ascontiguousarray(4 - h, np.int64)
+        live[np.flatnonzero(h)[:3]] = 0         # some kinds out of reach
+        out, pats = fast_rates(h, [], np.zeros(34, np.int64), live, 12, rs, bar, 0, (0, 0),
+                               -1)
+        for x in np.flatnonzero(h):
+            h13 = h.copy()
+            h13[x] -= 1
+            need = np.maximum(pats - h13, 0)
+            ok = (need <= live).all(axis=1)
+            if not ok.any():
+                assert out.short[x] == 99 and out.useful[x] == 0
+                continue
+            missing = need.sum(axis=1)
+            m = missing[ok].min()
+            kinds = (need[ok & (missing == m)] > 0).any(axis=0)
+            assert out.short[x] == m
+            assert out.useful[x] == live[kinds].sum()
+            checked += 1
+        order = fast_order(out, h)
+        keys = [(out.short[x], -out.useful[x]) for x in order]
+        assert keys == sorted(keys)
+    assert checked > 50

@@ -4,8 +4,10 @@
 the tiles held (:func:`.index_query.nearest`, wild tiles left out: they are jokers),
 rates every discard by the chances of those targets
 (:func:`.target_chances.discard_chances`) and picks the discard the fast mode plays:
-the highest ``score``, then the highest ``top``, then the lowest kind, scores compared on
-a grid of :data:`SCORE_GRAIN` so that ties in exact arithmetic stay ties
+the fewest tiles missing to a target (``short``), then the most live copies of the kinds
+those nearest targets still need (``useful``), then the highest ``score`` (the summed
+chances), then the highest ``top``, then the lowest kind, scores compared on a grid of
+:data:`SCORE_GRAIN` so that ties in exact arithmetic stay ties
 (``mjkit.winprob.fast_order`` is the same order).
 
 At a *void* bar, one every complete closed hand reaches (``FastTables.void``: at 连8 in
@@ -37,7 +39,8 @@ SCORE_GRAIN = 2.0 ** 40     # scores and tops are compared as integers of 2**-40
 # Bump whenever the fast mode's choices change: the calibration's training games
 # (benchmarks/fit_fast_calibration.py) and the strength records are keyed by it.
 # 2: the tile-efficiency discard at a void bar; scores compared on the grid.
-FAST_PLAY_VERSION = 2
+# 3: the fewest tiles missing, then the live useful tiles, before the score.
+FAST_PLAY_VERSION = 3
 
 
 class FastTables(NamedTuple):
@@ -142,13 +145,23 @@ def _grain(x):
 
 @njit(cache=True)
 def fast_pick(out, h):
-    """The discard the ratings ``out`` of the 14 tiles ``h`` rate best."""
+    """The discard the ratings ``out`` of the 14 tiles ``h`` rate best: the fewest tiles
+    missing (``short``), then the most live useful tiles toward the targets missing that
+    few (``useful``), then the highest ``score``, then ``top``, then the lowest kind."""
     best = -1
     for x in range(N_KINDS):
         if h[x] == 0:
             continue
         if best < 0:
             best = x
+            continue
+        if out.short[x] != out.short[best]:
+            if out.short[x] < out.short[best]:
+                best = x
+            continue
+        if out.useful[x] != out.useful[best]:
+            if out.useful[x] > out.useful[best]:
+                best = x
             continue
         a = _grain(out.score[x])
         b = _grain(out.score[best])

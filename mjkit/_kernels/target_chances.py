@@ -61,6 +61,8 @@ class DiscardChances(NamedTuple):
     best : int64 (34,), the likeliest target (-1: none reachable).
     short : int64 (34,), the fewest tiles a target is missing (wild tiles held filling
         gaps; 99: no target reachable).
+    useful : int64 (34,), the live copies of the kinds the targets missing ``short``
+        tiles still need (the breadth of the nearest targets).
     """
 
     score: np.ndarray
@@ -69,13 +71,14 @@ class DiscardChances(NamedTuple):
     fans: np.ndarray
     best: np.ndarray
     short: np.ndarray
+    useful: np.ndarray
 
 
 def discard_chances_out():
     """An empty :class:`DiscardChances` for :func:`discard_chances` to fill."""
     z = np.zeros(N_KINDS)
     return DiscardChances(z.copy(), z.copy(), z.copy(), z.copy(), np.zeros(N_KINDS, np.int64),
-                          np.zeros(N_KINDS, np.int64))
+                          np.zeros(N_KINDS, np.int64), np.zeros(N_KINDS, np.int64))
 
 
 @njit(cache=True)
@@ -170,11 +173,16 @@ def _target_chance(nd, lv, m, held_wild, pmf_wild, tails_by_j):
 
 
 @njit(cache=True, inline="always")
-def _add(out, x, p, miss, fans, i, missing):
+def _add(out, x, p, miss, fans, i, missing, kinds, needed):
+    """Count target ``i`` (chance ``p``, ``missing`` tiles of the kinds in the bit mask
+    ``needed``) for discard ``x``; ``kinds[x]``: the kinds the nearest targets need."""
     if p <= 0.0:
         return
     if missing < out.short[x]:
         out.short[x] = missing
+        kinds[x] = needed
+    elif missing == out.short[x]:
+        kinds[x] |= needed
     out.score[x] += p
     miss[x] *= 1.0 - min(p, 1.0)
     out.fans[x] += p * fans
@@ -224,6 +232,7 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
         pmf[0] = 1.0
         hyper_tails(n_live, draws, tails[0])
     miss = np.ones(N_KINDS)
+    kinds = np.zeros(N_KINDS, np.uint64)      # per discard: bits of the kinds needed
     held = np.empty(N_KINDS, np.int64)      # the kinds a discard can be
     n_held = 0
     for x in range(N_KINDS):
@@ -250,6 +259,7 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
         # the target's needs from the 14 tiles (the wild kind's own copies are jokers)
         m = 0
         total = 0
+        needed = np.uint64(0)
         short = False
         for k in range(N_KINDS):
             if k == wild:
@@ -261,6 +271,7 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
                     break
                 nd[m] = need
                 total += need
+                needed |= np.uint64(1) << np.uint64(k)
                 lv[m] = live[k]
                 at[k] = m
                 m += 1
@@ -278,6 +289,7 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
                 continue            # every discard leaves it out of reach
             for j in range(n_held):
                 x = held[j]
+                nx = needed
                 if h[x] > pats[i, x]:
                     p = base                # a surplus tile: the needs stay
                     missing = total
@@ -288,18 +300,21 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
                     # x was exactly covered: throwing it makes a need of one
                     p = base * t0[1, live[x]]
                     missing = total + 1
-                _add(out, x, p, miss, targets.fans[i], i, missing)
+                    nx |= np.uint64(1) << np.uint64(x)
+                _add(out, x, p, miss, targets.fans[i], i, missing, kinds, nx)
             continue
         base = -1.0
         for x in range(N_KINDS if discard else 1):
             if not discard:
                 p = _target_chance(nd, lv, m, held_w, pmf, tails)
-                _add(out, x, p, miss, targets.fans[i], i, max(total - held_w, 0))
+                _add(out, x, p, miss, targets.fans[i], i, max(total - held_w, 0), kinds,
+                     needed)
                 continue
             if h[x] == 0:
                 continue
             w = held_w
             missing = total
+            nx = needed
             if x == wild:
                 w -= 1
                 p = _target_chance(nd, lv, m, w, pmf, tails)
@@ -319,10 +334,15 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
                 lv[m] = live[x]
                 p = _target_chance(nd, lv, m + 1, w, pmf, tails)
                 missing += 1
-            _add(out, x, p, miss, targets.fans[i], i, max(missing - w, 0))
+                nx |= np.uint64(1) << np.uint64(x)
+            _add(out, x, p, miss, targets.fans[i], i, max(missing - w, 0), kinds, nx)
     for x in range(N_KINDS):
+        out.useful[x] = 0
         if out.score[x] < 0.0:
             continue
+        for k in range(N_KINDS):
+            if (kinds[x] >> np.uint64(k)) & np.uint64(1):
+                out.useful[x] += live[k]
         out.union[x] = 1.0 - miss[x]
         if out.score[x] > 0.0:
             out.fans[x] /= out.score[x]
