@@ -334,7 +334,7 @@ def parse_levels(text):
 
 # Study options of `simulate` (None: not given on the command line).
 _STUDY_OPTIONS = ("rules", "levels", "hands", "seed", "dealer_policy", "others_policy",
-                  "solitaire", "exhaust", "wild")
+                  "solitaire", "claims", "exhaust", "wild")
 
 
 def _cmd_simulate(args):
@@ -347,8 +347,8 @@ def _cmd_simulate(args):
     from .validate import whole
 
     if args.default:
-        given = [f"--{k.replace('_', '-')}" for k in _STUDY_OPTIONS
-                 if getattr(args, k) is not None]
+        given = ["--no-claims" if k == "claims" else f"--{k.replace('_', '-')}"
+                 for k in _STUDY_OPTIONS if getattr(args, k) is not None]
         if given:
             raise HandError(f"--default plays the default study: drop {', '.join(given)}")
         study = dict(DEFAULT_STUDY)
@@ -365,6 +365,8 @@ def _cmd_simulate(args):
         }
         if args.solitaire:
             study["solitaire"] = True
+        if args.claims is False:
+            study["claims"] = False
         if args.exhaust is not None:
             study["exhaust"] = args.exhaust
         if args.wild is not None:
@@ -689,7 +691,10 @@ def build_parser():
                     help="the other players' policy: break (破拉), value or efficiency "
                          "(default: break)")
     si.add_argument("--solitaire", action="store_true", default=None,
-                    help="only the dealer plays")
+                    help="only the dealer plays (it may still claim the others' throws: add "
+                         "--no-claims for a one-player game)")
+    si.add_argument("--no-claims", dest="claims", action="store_false", default=None,
+                    help="no discard is claimed (吃, 碰, 明杠) or won on")
     si.add_argument("--exhaust", type=int, default=None, metavar="TILES",
                     help="tiles taken from the wall before the hand is drawn out (default: 120)")
     si.add_argument("--wild", default=None, metavar="TILE",

@@ -289,6 +289,7 @@ def test_simulate_command_json_plot_path_and_checkpoint(capsys, tmp_path):
     (["--wild", "3f"], "a flower cannot be the wild tile"),
     (["--out", "results.txt"], ".csv"),
     (["--default", "--hands", "5"], "--default plays the default study: drop --hands"),
+    (["--default", "--no-claims"], ", --no-claims"),
 ])
 def test_simulate_command_bad_input(capsys, argv, msg):
     code, out, err = run(capsys, "simulate", "--no-progress", "--hands", "5", *argv) \
@@ -310,3 +311,16 @@ def test_simulate_default_writes_what_default_study_loads(capsys, tmp_path, monk
     table = default_study()
     assert table.params["hands"] == 50 and table.params["levels"] == [8]
     assert f"{table.loc[8, 'p_dealer']:.4f}" in text
+
+
+def test_simulate_without_claims_is_recorded(capsys, tmp_path):
+    out = tmp_path / "solo.csv"
+    code, text, err = run(capsys, "simulate", "--no-progress", "--no-plot", "--levels", "8",
+                          "--hands", "40", "--solitaire", "--no-claims", "--json",
+                          "--out", str(out))
+    assert code == 0, err
+    from mjkit.sim import load_results
+    table = load_results(out)
+    assert table.params["engine"]["claims"] is False
+    assert table.params["engine"]["solitaire"] is True
+    assert "no claims" in table.summary()

@@ -10,6 +10,7 @@ import pytest
 
 import mjkit
 from mjkit import HandError, exact
+from mjkit._kernels.game_state import OUTCOME_DTYPE
 from mjkit.sim import play_hands, simulate, streak_chain, wilson
 
 
@@ -192,3 +193,40 @@ def test_wilson_interval():
 def test_bad_input(kwargs, msg):
     with pytest.raises(HandError, match=msg):
         play_hands(**kwargs)
+
+
+def test_claims_off_every_player_keeps_to_its_own_draws():
+    col = {name: i for i, name in enumerate(OUTCOME_DTYPE.names)}
+    on = play_hands(300, "gb", seed=4)
+    off = play_hands(300, "gb", seed=4, claims=False)
+    won = off.outcomes[:, col["winner"]] >= 0
+    assert won.sum() > 20
+    assert (off.outcomes[won, col["self_drawn"]] == 1).all()        # no discard won on
+    assert (off.outcomes[:, col["robbed"]] == 0).all()
+    keys = off.fan_keys
+    for fan in ("MELDED_HAND", "MELDED_KONG", "LAST_TILE_CLAIM"):
+        assert (off.fan_counts[:, keys.index(fan)] == 0).all(), fan
+    # with claims, the same seeds see discards won on and sets claimed
+    w_on = on.outcomes[:, col["winner"]] >= 0
+    assert (on.outcomes[w_on, col["self_drawn"]] == 0).any()
+    assert (on.outcomes[w_on, col["melds"]] > 0).any()
+    # solitaire without claims: a one-player game
+    solo = play_hands(300, "dazhong32", level=8, seed=2, solitaire=True, claims=False)
+    w = solo.outcomes[:, col["winner"]]
+    assert set(np.unique(w)) <= {-1, 0} and (w == 0).sum() > 10
+    # every winner's melds are then its concealed kongs; with claims most winners claimed
+    for claims, lo, hi in ((False, 1.0, 1.0), (True, 0.0, 0.3)):
+        r = play_hands(600, "dazhong32", seed=6, minimum=0, claims=claims)
+        fk, f = r.fan_keys, r.fan_counts.astype(int)
+        kongs = (f[:, fk.index("CONCEALED_KONG")] + 2 * f[:, fk.index("TWO_CONCEALED_KONGS")]
+                 + 3 * f[:, fk.index("THREE_KONGS")] + 4 * f[:, fk.index("FOUR_KONGS")])
+        won = r.outcomes[:, col["winner"]] >= 0
+        melds = r.outcomes[won, col["melds"]]
+        assert won.sum() > 200
+        assert lo <= (melds == kongs[won]).mean() <= hi, claims
+        if not claims:
+            assert (melds > 0).any()         # concealed kongs stay
+    with pytest.raises(HandError, match="claims=False"):
+        play_hands(1, "gb", claims=False, discard_wins=True)
+    with pytest.raises(HandError, match="claims"):
+        play_hands(1, "gb", claims="no")

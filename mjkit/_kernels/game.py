@@ -458,7 +458,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
                                     out_fans):
             return
         # 碰 / 杠 (any player) before 吃 (the next player only); a wild tile is never claimed
-        if d != wild:
+        if d != wild and par.claims:
             for step in range(1, 4):
                 q = (cur + step) % 4
                 if (solitaire and q != 0) or seats[q].n_melds >= 4 or conc[q, d] < 2:
@@ -485,7 +485,8 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
         if replacement or claimed:
             continue            # the claimer plays on (a kong's replacement, or a discard)
         nxt = (cur + 1) % 4
-        if d < 27 and d != wild and seats[nxt].n_melds < 4 and not (solitaire and nxt != 0):
+        if (d < 27 and d != wild and par.claims and seats[nxt].n_melds < 4
+                and not (solitaire and nxt != 0)):
             # of the chows the player would accept, the one that helps most
             chosen = -1
             r = d % 9

@@ -53,6 +53,8 @@ class GameParams(NamedTuple):
         0..3.
     solitaire : bool
         Only the dealer plays; the others draw and discard the tile drawn.
+    claims : bool
+        Discards may be claimed (吃, 碰, 明杠); False: none is (nor won on).
     discard_wins : bool
         Wins on a discard (and robbing a kong) allowed; else self-draw only.
     dealer_policy, others_policy : int
@@ -87,6 +89,7 @@ class GameParams(NamedTuple):
     break_from: int
     wild_mode: int
     wild_kind: int
+    claims: bool
 
 
 class PolicyHooks(NamedTuple):

@@ -125,7 +125,7 @@ def _wild(wild):
 
 def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
            discard_wins=None, dealer_policy="efficiency", others_policy="efficiency",
-           deal_only=False, wild=None, slack=4, commit=5, break_from=1):
+           deal_only=False, wild=None, slack=4, commit=5, break_from=1, claims=True):
     """The rule set and the kernel's settings (a ``GameParams``, validated); see
     :func:`play_hands`."""
     rs = get_rules(rules)
@@ -134,9 +134,13 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
     exhaust = whole("exhaust (tiles taken from the wall)", exhaust, 53, G.N_WALL)
     solitaire = boolean(solitaire, "solitaire")
     deal_only = boolean(deal_only, "deal_only")
+    claims = boolean(claims, "claims")
     if discard_wins is None:
-        discard_wins = not rs.self_drawn_only
+        discard_wins = claims and not rs.self_drawn_only
     discard_wins = boolean(discard_wins, "discard_wins")
+    if discard_wins and not claims:
+        raise HandError("claims=False takes no discard, so it wins on none: discard_wins=True "
+                        "is not allowed with it")
     if discard_wins and rs.self_drawn_only:
         raise HandError(f"rule set {rs.name!r} wins by self-draw only: discard_wins=True "
                         "is not allowed")
@@ -155,14 +159,14 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
         others_policy=int(others_code), deal_only=bool(deal_only),
         dealer_bonus=int(rs.points_list[F.LIANLA] * level), slack=int(slack),
         commit=int(commit), break_from=int(break_from), wild_mode=int(wild_mode),
-        wild_kind=int(wild_kind))
+        wild_kind=int(wild_kind), claims=bool(claims))
     return rs, par
 
 
 def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=False,
                exhaust=120, round_wind="E", discard_wins=None, dealer_policy="efficiency",
                others_policy="efficiency", deal_only=False, minimum=None, wild=None, slack=4,
-               commit=5, break_from=1):
+               commit=5, break_from=1, claims=True):
     """Play ``n`` hands at one 连拉 level.
 
     Parameters
@@ -179,15 +183,23 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
     first : int
         Number of the first hand, to play a slice of a longer run.
     solitaire : bool
-        Only the dealer plays; the others draw and throw the tile drawn.
+        Only the dealer plays; the others draw and throw the tile drawn.  The
+        dealer may still claim their throws (碰 and 明杠 from any seat, 吃 from
+        the seat before it) and win on them where ``discard_wins`` allows:
+        with ``claims=False`` it is a one-player game (own draws only).
+    claims : bool
+        Whether a discard may be claimed (吃, 碰, 明杠, and with ``discard_wins``
+        a win on it or on a kong robbed).  False: every player keeps to its own
+        draws (concealed kongs and kongs added to a pung of its own stay);
+        ``discard_wins`` then defaults to, and must be, False.
     exhaust : int
         The hand is drawn out once this many tiles have been taken from the
         wall (seed 003: 120).
     round_wind : str or int
     discard_wins : bool, optional
         Whether a player may win on a discard or by robbing a kong (抢杠和)
-        (default: not in ``dazhong32``, which is self-draw only; yes
-        otherwise).
+        (default: not in ``dazhong32``, which is self-draw only, nor with
+        ``claims=False``; yes otherwise).
     dealer_policy, others_policy : str, UserPolicy or function
         Names in :data:`POLICIES` (``"efficiency"``, ``"value"``,
         ``"break"``), or your own (see :mod:`mjkit.sim.policy`).
@@ -223,7 +235,7 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
                      round_wind=round_wind, discard_wins=discard_wins,
                      dealer_policy=dealer_policy, others_policy=others_policy,
                      deal_only=deal_only, wild=wild, slack=slack, commit=commit,
-                     break_from=break_from)
+                     break_from=break_from, claims=claims)
     if minimum is not None:
         par = par._replace(minimum=int(whole("minimum", minimum, 0, INT32_MAX)))
     records = np.zeros(n, OUTCOME_DTYPE)

@@ -320,7 +320,8 @@ class StudyTable(pd.DataFrame):
         eng = p.get("engine", {})
         head = (f"{p['rules']}: {p['hands']:,} hands per level, seed {p['seed']}, "
                 f"dealer {eng.get('dealer_policy', '?')}, others {eng.get('others_policy', '?')}"
-                + (", solitaire" if eng.get("solitaire") else ""))
+                + (", solitaire" if eng.get("solitaire") else "")
+                + (", no claims" if eng.get("claims") is False else ""))
         rows = []
         for level, r in self.iterrows():
             rows.append([f"连{level}拉{level}", f"{int(r.hands):,}", str(int(r.bar)),
@@ -612,7 +613,7 @@ def default_study(*, rerun=False, client=None, progress=None, checkpoint=True):
 
     Returns the saved results when they exist (no hand is played);
     otherwise (or with ``rerun=True``) plays the study with
-    :func:`~mjkit.sim.simulate` (about six minutes on two cores),
+    :func:`~mjkit.sim.simulate` (the shipped one took 152 s on two cores),
     checkpointing to ``<results_dir>/default.checkpoint`` so that a killed
     run resumes, saves it in :func:`results_dir` and returns it.
 
