@@ -370,7 +370,8 @@ def _cmd_simulate(args):
         if args.exhaust is not None:
             study["exhaust"] = args.exhaust
         if args.wild is not None:
-            study["wild"] = args.wild
+            # "none": no wild tile (the rule set's table may have one)
+            study["wild"] = None if args.wild.strip().lower() == "none" else args.wild
         out = Path(args.out) if args.out else None
         checkpoint = args.checkpoint
     if out is not None and out.suffix.lower() != ".csv":
@@ -699,7 +700,8 @@ def build_parser():
                     help="tiles taken from the wall before the hand is drawn out (default: 120)")
     si.add_argument("--wild", default=None, metavar="TILE",
                     help="wild tiles (财神): 'turned' (a tile turned up from the back of the "
-                         "wall each hand) or a fixed kind such as P (default: none)")
+                         "wall each hand), a fixed kind such as P, or 'none' (default: the "
+                         "rule set's table: turned for dazhong32, else none)")
     si.add_argument("--chunk", type=int, default=None, metavar="N",
                     help="hands per task and per checkpoint file (default: 5000)")
     si.add_argument("--checkpoint", metavar="DIR",

@@ -42,9 +42,9 @@ def base():
 
 @pytest.fixture(scope="module")
 def direct():
-    """The same hands played in one call per level."""
+    """The same hands played in one call per level (the study's table: a turned wild)."""
     return {level: play_hands(HANDS, "dazhong32", level=level, seed=SEED, dealer_policy="value",
-                              others_policy="break") for level in LEVELS}
+                              others_policy="break", wild="turned") for level in LEVELS}
 
 
 def test_simulate_is_a_frame_per_level_with_the_rest_attached(base):
@@ -60,6 +60,7 @@ def test_simulate_is_a_frame_per_level_with_the_rest_attached(base):
     assert base.params["levels"] == LEVELS and base.params["seed"] == SEED
     assert base.params["engine"]["dealer_policy"] == "value"
     assert base.params["engine"]["others_policy"] == "break"
+    assert base.params["engine"]["wild"] == "turned"       # dazhong32's table
     assert base.info["version"] == mjkit.__version__
     assert base.streak is None                     # levels 0..8 not all played
     json.dumps(base.params)                        # plain JSON
@@ -352,3 +353,15 @@ def test_gb_has_no_streak_levels():
     with pytest.raises(HandError, match="连拉"):
         simulate("gb", levels=[0, 1], hands=10, progress=False)
     assert math.isclose(mjkit.sim.wilson(5, 10)[0], 0.2366, abs_tol=1e-3)
+
+
+def test_the_rule_sets_table_sets_the_wild_tile_unless_told():
+    assert mjkit.get_rules("dazhong32").table_wild == "turned"
+    assert mjkit.get_rules("gb").table_wild is None
+    plain = _study(levels=[0], hands=150, wild=None)
+    assert plain.params["engine"]["wild"] is None
+    rec = play_hands(150, "dazhong32", level=0, seed=SEED, dealer_policy="value",
+                     others_policy="break")
+    assert plain.loc[0, "dealer_wins"] == (rec.outcomes[:, 0] == 0).sum()
+    assert "wild" not in simulate("gb", levels=[0], hands=50, seed=1,
+                                  progress=False).params["engine"]

@@ -60,6 +60,10 @@ class RuleSet:
         For each fan, the fans it excludes only for its own sets (幺九刻).
     self_drawn_only : bool
         Wins by self-draw only (大众32番: 全求人, 海底捞月, 人和 cannot occur).
+    table_wild : str or None
+        The wild tiles (财神) a study of this rule set's table plays with unless told
+        otherwise (``mjkit.simulate``'s ``wild``): ``"turned"`` for ``dazhong32``, whose
+        players count them (seed 000), else None.
     after_minimum : tuple of bool
         For each fan, True if it is added only once the minimum is met and
         never counts toward it (flowers, 无财神).
@@ -73,6 +77,7 @@ class RuleSet:
     description: str = ""
     self_drawn_only: bool = False
     after_minimum: tuple = ()
+    table_wild: str | None = None
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -245,7 +250,8 @@ def _streak_level(lianla):
     return _V.level(lianla)
 
 
-def _from_catalogue(name, column, minimum, description, self_drawn_only=False):
+def _from_catalogue(name, column, minimum, description, self_drawn_only=False,
+                    table_wild=None):
     cat = catalogue_columns()       # plain columns: building a rule set needs no pandas
     keys = {k: i for i, k in enumerate(cat["key"])}
 
@@ -267,7 +273,8 @@ def _from_catalogue(name, column, minimum, description, self_drawn_only=False):
     points = np.asarray([int(x) if x.strip() else 0 for x in cat[column]], np.int64)
     return RuleSet(name=name, minimum=minimum, points=points,
                    excludes=excl, excludes_own=own, description=description,
-                   self_drawn_only=self_drawn_only, after_minimum=after)
+                   self_drawn_only=self_drawn_only, after_minimum=after,
+                   table_wild=table_wild)
 
 
 _REGISTRY = {}
@@ -297,7 +304,8 @@ def _builtin():
         register_rules(_from_catalogue(
             "dazhong32", "points_dazhong32", 32,
             "大众32番连拉 (seed 000, then 001, then 国标): 32-fan minimum, self-draw "
-            "only, 连N拉N worth 4N toward the bar.", self_drawn_only=True))
+            "only, 连N拉N worth 4N toward the bar; its table plays with a turned wild "
+            "tile (财神).", self_drawn_only=True, table_wild="turned"))
 
 
 def threshold(rules="dazhong32", lianla=0):

@@ -41,6 +41,7 @@ DEFAULT_STUDY = {
     "seed": 1,
     "dealer_policy": "value",
     "others_policy": "break",
+    "wild": "turned",
 }
 
 _LEVEL_COLUMNS = [
@@ -321,7 +322,8 @@ class StudyTable(pd.DataFrame):
         head = (f"{p['rules']}: {p['hands']:,} hands per level, seed {p['seed']}, "
                 f"dealer {eng.get('dealer_policy', '?')}, others {eng.get('others_policy', '?')}"
                 + (", solitaire" if eng.get("solitaire") else "")
-                + (", no claims" if eng.get("claims") is False else ""))
+                + (", no claims" if eng.get("claims") is False else "")
+                + (f", wild {eng['wild']}" if eng.get("wild") else ""))
         rows = []
         for level, r in self.iterrows():
             rows.append([f"连{level}拉{level}", f"{int(r.hands):,}", str(int(r.bar)),
@@ -613,7 +615,7 @@ def default_study(*, rerun=False, client=None, progress=None, checkpoint=True):
 
     Returns the saved results when they exist (no hand is played);
     otherwise (or with ``rerun=True``) plays the study with
-    :func:`~mjkit.sim.simulate` (the shipped one took 152 s on two cores),
+    :func:`~mjkit.sim.simulate` (the shipped one took 109 s on two cores),
     checkpointing to ``<results_dir>/default.checkpoint`` so that a killed
     run resumes, saves it in :func:`results_dir` and returns it.
 

@@ -129,6 +129,10 @@ def study_params(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, soli
     if clash:
         raise HandError(f"simulate sets {', '.join(clash)} itself (per level and chunk); "
                         "do not pass it as an engine option")
+    if "wild" not in engine_options and rs.table_wild is not None:
+        # the table the rule set's players sit at (dazhong32: a turned 财神); wild=None
+        # plays without
+        engine_options["wild"] = rs.table_wild
     options = {"solitaire": solitaire, "dealer_policy": dealer_policy,
                "others_policy": others_policy, "exhaust": exhaust, **engine_options}
     for level in levels:                # the engine checks every option (no hand played)
@@ -206,9 +210,11 @@ def simulate(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, solitair
         A progress bar over the hands (tqdm.auto; default: yes).
     **engine_options
         Any other keyword argument of :func:`~mjkit.sim.play_hands`
-        (``round_wind``, ``discard_wins``, ...), passed to every chunk and
-        saved in ``params["engine"]`` (by name or as text when the value is
-        not a plain JSON value).
+        (``round_wind``, ``discard_wins``, ``claims``, ``wild``, ...), passed to
+        every chunk and saved in ``params["engine"]`` (by name or as text when
+        the value is not a plain JSON value).  ``wild`` defaults to the rule
+        set's table (``RuleSet.table_wild``: ``"turned"`` for ``dazhong32``,
+        seed 000's players count 财神); ``wild=None`` plays without.
 
     Returns
     -------
