@@ -188,9 +188,9 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "advise.lower_bound": ("  （超出精确搜索的摸牌数：和牌概率是只走有效进张的打法的值，是下限）",
                            "  (beyond the exact search: p_win is the value of playing useful "
                            "exchanges only, a lower bound)"),
-    "advise.fast": ("  （快速模式：和牌概率是按单人对局实测校准的估计，不是精确值）",
-                    "  (fast mode: p_win is an estimate calibrated on one-player games, not "
-                    "an exact value)"),
+    "advise.fast": ("  （快速模式：按它的打法排序；和牌概率是按单人对局实测校准的估计，不是精确值）",
+                    "  (fast mode: rows in the order it plays them; p_win is an estimate "
+                    "calibrated on one-player games, not an exact value)"),
     "advise.fast_efficiency": ("  （此门槛任何和牌都够：快速模式按牌效打，先列它打的那张，和牌概率不一定最高）",
                                "  (every complete hand reaches this bar: the fast mode plays "
                                "for tile efficiency; its discard comes first, whatever its "

@@ -190,8 +190,8 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
     claims : bool
         Whether a discard may be claimed (吃, 碰, 明杠, and with ``discard_wins``
         a win on it or on a kong robbed).  False: every player keeps to its own
-        draws (concealed kongs and kongs added to a pung of its own stay);
-        ``discard_wins`` then defaults to, and must be, False.
+        draws (concealed kongs stay); ``discard_wins`` then defaults to, and
+        must be, False.
     exhaust : int
         The hand is drawn out once this many tiles have been taken from the
         wall (seed 003: 120).

@@ -184,8 +184,9 @@ class _Distance:
 class _Fast:
     """The fast mode (:func:`mjkit._kernels.fast_play.solo_fast`): the discard leaving the
     fewest tiles missing, then the most live useful tiles, then the targets' highest summed
-    chance, then the likeliest single target, then the lowest kind (at a void bar, one every complete closed hand reaches, the tile-efficiency discard);
-    every decision of a batch in one kernel call."""
+    chance, then the likeliest single target, then the lowest kind (at a void bar, one
+    every complete closed hand reaches, the tile-efficiency discard); every decision of a
+    batch in one kernel call."""
 
     def __init__(self, rs, bar, n, trace):
         from ..winprob import fast_scratch, fast_tables    # winprob imports the scorer
