@@ -687,9 +687,9 @@ def build_parser():
                     help="hands per level (default: 10000)")
     si.add_argument("--seed", type=int, default=None, help="random seed (default: 0)")
     si.add_argument("--dealer-policy", default=None, metavar="NAME",
-                    help="the dealer's policy: value, efficiency or break (default: value)")
+                    help="the dealer's policy: value, efficiency, break or strong (default: value)")
     si.add_argument("--others-policy", default=None, metavar="NAME",
-                    help="the other players' policy: break (破拉), value or efficiency "
+                    help="the other players' policy: break (破拉), value, efficiency or strong "
                          "(default: break)")
     si.add_argument("--solitaire", action="store_true", default=None,
                     help="only the dealer plays (it may still claim the others' throws: add "

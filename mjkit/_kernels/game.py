@@ -12,7 +12,9 @@ the rule set's minimum: no P胡.
 After each discard: a win on it where the rule set allows it (first player
 in turn order), else 碰 or 明杠 by any player, else 吃 by the next player; a
 player declares concealed and added kongs on their own turn and draws the
-replacement from the back.  Players decide with a policy (``POLICY_*``);
+replacement from the back.  With ``GameParams.exchange`` (起手换牌, seed
+001 A.c) each player, after the deal, swaps up to three tiles of its choice
+for tiles at random places of the wall.  Players decide with a policy (``POLICY_*``);
 in solitaire mode (``GameParams.solitaire``) the others only draw and
 discard the tile drawn.  Each hand takes its random numbers from its own
 stream (:mod:`.rng`), so a hand's outcome depends only on (seed, level,
@@ -21,7 +23,8 @@ hand number).
 The kernels take named bundles: the shape tables (``ShantenTables``) and
 the rule set (``RuleArrays``) of :mod:`.bundles`; of :mod:`.game_state`
 the settings (``GameParams``), the value-aware directions
-(``Directions``), the user policies (``PolicyHooks``), the hand in play
+(``Directions``), the user policies (``PolicyHooks``), the strong
+players' fast-mode tables (``StrongPlay``), the hand in play
 (``Table``, whose per-seat and per-hand state are records ``SEAT_DTYPE``
 and ``HAND_DTYPE``), the scratch (``Work``) and one ``OUTCOME_DTYPE``
 record per hand.
@@ -37,11 +40,13 @@ from .layout import (
     F_SELF_DRAWN, FLAGS, FLOWER_MASK, FLOWERS, LIANLA, M_CHOW, M_CKONG, M_KONG, M_PUNG, MELDS,
     ROUND, ROW_LEN, SEAT, WILD, WIN,
 )
+from .fast_play import fast_decide, fast_targets
 from .policy import (
-    ASK_CHOW, ASK_DISCARD, ASK_KONG, ASK_PUNG, D_VALUE_OPEN, INF, POLICY_BREAK, POLICY_EFFICIENCY,
-    POLICY_USER, POLICY_VALUE, V_BAR, V_DISCARDER, V_FLOWERS, V_HAND, V_LEN, V_LEVEL,
-    V_MELDS, V_N_MELDS, V_SEAT, V_SEEN, V_TILE, V_WALL_LEFT, V_WILD, V_ASK, efficiency_discard,
-    need_after, policy_scratch, value_discard,
+    ASK_CHOW, ASK_DISCARD, ASK_EXCHANGE, ASK_KONG, ASK_PUNG, D_VALUE_OPEN, INF, POLICY_BREAK,
+    POLICY_EFFICIENCY, POLICY_STRONG, POLICY_USER, POLICY_VALUE, V_BAR, V_DISCARDER,
+    V_FLOWERS, V_HAND, V_LEN, V_LEVEL, V_MELDS, V_N_MELDS, V_SEAT, V_SEEN, V_TILE,
+    V_WALL_LEFT, V_WILD, V_ASK, connection, efficiency_discard, need_after, policy_scratch,
+    value_discard,
 )
 from .rng import below, stream_seed
 from .shanten import wild_need
@@ -119,16 +124,49 @@ def _want(p, par):
 
 
 @njit(cache=True, inline="always")
-def _mode(p, t, par):
+def _mode(p, t, par, fast):
     """The policy player ``p`` plays now.  破拉 only acts against a dealer on a streak of at
     least ``break_from`` (otherwise it plays the value-aware way); a value-aware player
-    whose bar is already met by the 连拉 line plays for speed alone."""
+    whose bar is already met by the 连拉 line plays for speed alone, and so does a strong
+    player at a void bar (every complete hand reaches it: ``FastTables.void``)."""
     m = t.seats[p].policy
     if m == POLICY_BREAK and (p == 0 or par.level < par.break_from):
         m = POLICY_VALUE
     if (m == POLICY_VALUE or m == POLICY_BREAK) and _want(p, par) <= 0:
         m = POLICY_EFFICIENCY
+    if fast is not None:
+        if m == POLICY_STRONG:
+            void = fast.dealer.void if p == 0 else fast.others.void
+            if void:
+                m = POLICY_EFFICIENCY
     return m
+
+
+@njit(cache=True, inline="always")
+def _live(p, t, live):
+    """Copies of each kind player ``p`` has not seen (in the wall or other hands)."""
+    for k in range(N_KINDS):
+        x = 4 - t.conc[p, k] - t.seen[k]
+        live[k] = x if x > 0 else 0
+
+
+@njit(cache=True, inline="always")
+def _draws_left(t):
+    """Own draws a player has left: a quarter of the tiles still to be taken."""
+    h = t.hand[0]
+    return np.int64((h.limit - h.taken) // 4)
+
+
+@njit(cache=True)
+def _strong_discard(p, t, fast):
+    """The strong player's discard: the fast mode's (``fast_play.fast_decide``) at its own
+    bar, with the draws it has left."""
+    h = t.hand[0]
+    _live(p, t, fast.live)
+    draws = _draws_left(t)
+    if p == 0:
+        return fast_decide(t.conc[p], fast.live, draws, h.wild, fast.dealer, fast.fs)
+    return fast_decide(t.conc[p], fast.live, draws, h.wild, fast.others, fast.fs)
 
 
 @njit(cache=True)
@@ -163,12 +201,12 @@ def _ask(hooks, p, view):
 
 
 @njit(cache=True, inline="always")
-def _discard(p, t, par, tabs, dirs, hooks, wk):
+def _discard(p, t, par, tabs, dirs, hooks, fast, wk):
     """The tile player ``p`` discards from a 14-type hand (-1: a user policy's bad answer).
 
-    ``dirs`` (the value-aware policies' directions) and ``hooks`` (the user
-    policies) are ``None`` when no player uses them: that code is then not
-    compiled.  A value-aware player's chosen direction is kept in its seat
+    ``dirs`` (the value-aware policies' directions), ``hooks`` (the user
+    policies) and ``fast`` (the strong players' tables) are ``None`` when no
+    player uses them: that code is then not compiled.  A value-aware player's chosen direction is kept in its seat
     (``aim``, ``aim2``) for the claims and kongs until the next discard;
     every direction is looked at every ``RESCAN`` turns.  Once its need is
     at most ``commit`` the player is committed (``committed``, seed 000's
@@ -180,7 +218,10 @@ def _discard(p, t, par, tabs, dirs, hooks, wk):
     nm = s.n_melds
     wild = t.hand[0].wild
     ps = wk.pol
-    mode = _mode(p, t, par)
+    mode = _mode(p, t, par, fast)
+    if fast is not None:
+        if mode == POLICY_STRONG:
+            return _strong_discard(p, t, fast)
     if hooks is not None:
         if mode == POLICY_USER:
             none = np.int64(-1)
@@ -212,7 +253,7 @@ def _claim_need(q, d, c, n_melds, t, tabs, dirs, ps):
 
 
 @njit(cache=True)
-def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, wk):
+def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, fast, wk):
     """Whether player ``q`` makes the meld ``meld`` (``M_*``) of ``tile``: a claim of
     ``discarder``'s discard, or with ``discarder`` -1 a kong on the player's own turn
     (concealed, or added to a pung); a chow runs from ``first``.
@@ -220,12 +261,19 @@ def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, wk):
     A claim or kong must leave the hand no further from its goal: efficiency
     compares the overall need, the value-aware policies the need of the
     direction chosen at the player's last discard.  A value-aware player
-    claims only once committed to a direction still worth the bar melded.
+    claims only once committed to a direction still worth the bar melded.  A
+    strong player off a void bar makes no meld: it keeps the closed hand the
+    fast mode rates.  (A version that let the fast mode judge each meld, the
+    melded hand read in and rated at the bar plus what opening costs, won
+    less at every bar: the read-in targets do not keep the meld as a set.)
     """
     c = t.conc[q]
     s = t.seats[q]
     claim = discarder >= 0
-    mode = _mode(q, t, par)
+    mode = _mode(q, t, par, fast)
+    if fast is not None:
+        if mode == POLICY_STRONG:
+            return False
     if hooks is not None:
         if mode == POLICY_USER:
             ask = ASK_CHOW if meld == M_CHOW else (ASK_PUNG if meld == M_PUNG else ASK_KONG)
@@ -235,7 +283,7 @@ def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, wk):
     kong = meld == M_KONG or meld == M_CKONG
     d = np.int64(-1)
     if dirs is not None:
-        if mode != POLICY_EFFICIENCY:
+        if mode == POLICY_VALUE or mode == POLICY_BREAK:
             d = s.aim
             if d < 0:
                 return False
@@ -365,8 +413,145 @@ def _new_hand(seed, index, par, t, out, out_fans):
         out_fans[f] = 0
 
 
+@njit(cache=True)
+def _edge_ring(k):
+    """0 for an honour, else 1 + the rank's distance from the nearer end of its suit."""
+    if k >= 27:
+        return 0
+    r = k % 9
+    return 1 + min(r, 8 - r)
+
+
+@njit(cache=True)
+def _lone_picks(c, wild, picks, n):
+    """Add to the ``n`` picks the lone tiles of ``c`` not yet picked (a single copy with no
+    tile within two ranks of it; a single honour), honours first, then from the ends of a
+    suit inward; returns how many picks there are (at most three)."""
+    for ring in range(6):
+        for k in range(N_KINDS):
+            if n >= 3:
+                return n
+            if k != wild and c[k] == 1 and connection(c, k) == 0 and _edge_ring(k) == ring:
+                taken = False
+                for i in range(n):
+                    if picks[i] == k:
+                        taken = True
+                if not taken:
+                    picks[n] = k
+                    n += 1
+    return n
+
+
 @njit(cache=True, inline="always")
-def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
+def _missing(target, plain):
+    m = 0
+    for k in range(N_KINDS):
+        x = target[k] - plain[k]
+        if x > 0:
+            m += x
+    return m
+
+
+@njit(cache=True)
+def _strong_picks(p, t, fast, picks):
+    """The strong player's exchange: copies that no nearest target of the fast mode uses
+    (giving one up cannot take the hand further from those targets; the tile that comes
+    may bring it nearer), lone tiles first, then from the ends of a suit inward; returns
+    how many (at most three), -1 when the fast mode finds no target."""
+    h = t.hand[0]
+    c = t.conc[p]
+    wild = h.wild
+    fs = fast.fs
+    _live(p, t, fast.live)
+    if p == 0:
+        n = fast_targets(c, fast.live, wild, fast.dealer, fs)
+    else:
+        n = fast_targets(c, fast.live, wild, fast.others, fs)
+    if n == 0:
+        return -1
+    plain = fs.plain
+    use = fast.use
+    best = np.int64(1 << 30)
+    for i in range(n):
+        m = _missing(fs.targets[i], plain)
+        if m < best:
+            best = m
+    use[:] = 0
+    for i in range(n):
+        if _missing(fs.targets[i], plain) == best:
+            for k in range(N_KINDS):
+                if fs.targets[i, k] > use[k]:
+                    use[k] = fs.targets[i, k]
+    got = 0
+    for ring in range(-1, 6):           # -1: lone spares, then by the edge order
+        for k in range(N_KINDS):
+            if got >= 3:
+                return got
+            if k == wild or c[k] <= use[k]:
+                continue
+            lone = c[k] == 1 and connection(c, k) == 0
+            if (ring < 0 and lone) or (ring >= 0 and not lone and _edge_ring(k) == ring):
+                spare = c[k] - use[k]
+                while spare > 0 and got < 3:
+                    picks[got] = k
+                    got += 1
+                    spare -= 1
+    return got
+
+
+@njit(cache=True, inline="always")
+def _exchange(p, t, par, fast, hooks, wk):
+    """起手换牌 (seed 001 A.c: 发完牌且四个玩家补完花后 ... 每家都可换三张牌，随机同牌墙内三张牌
+    进行替换): player ``p`` picks up to three tiles, and each is swapped for the tile at a
+    random place of the wall still to be drawn (a flower that comes is set aside and
+    replaced from the back).  Strong players pick by the fast mode's targets, user policies
+    are asked (``ASK_EXCHANGE``), the others give up their lone tiles (strong players too,
+    after the copies no target uses: measured, that wins more than spares alone).  The wild kind was
+    turned before and stays."""
+    c = t.conc[p]
+    h = t.hand[0]
+    s = t.seats[p]
+    picks = wk.swap
+    mode = _mode(p, t, par, fast)
+    n = np.int64(-1)
+    if hooks is not None:
+        if mode == POLICY_USER:
+            n = 0
+            none = np.int64(-1)
+            for _ in range(3):
+                _fill_view(wk.user_view, np.int64(ASK_EXCHANGE), none, p, none, t, par)
+                k = _ask(hooks, p, wk.user_view)
+                if k < 0 or k >= N_KINDS or c[k] == 0 or k == h.wild:
+                    break
+                c[k] -= 1                   # the next question sees the hand without it
+                picks[n] = k
+                n += 1
+            for i in range(n):
+                c[picks[i]] += 1
+    if fast is not None:
+        if mode == POLICY_STRONG:
+            n = _strong_picks(p, t, fast, picks)
+    if n < 0:
+        n = _lone_picks(c, h.wild, picks, np.int64(0))
+    elif mode == POLICY_STRONG and n < 3:
+        n = _lone_picks(c, h.wild, picks, n)     # then lone tiles, as the others do
+    for i in range(n):
+        x = picks[i]
+        j = h.front + below(t.rng, h.back - h.front + 1)
+        tile = t.wall[j]
+        t.wall[j] = 4 * x                   # only the kind of a tile id is ever read
+        c[x] -= 1
+        k = _kind(tile)
+        if k >= N_KINDS:
+            s.flowers += 1
+            s.flower_mask |= 1 << (k - N_KINDS)
+            _draw(p, np.bool_(True), t)
+        else:
+            c[k] += 1
+
+
+@njit(cache=True, inline="always")
+def play_hand(seed, index, par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
     """Play hand ``index`` of (``seed``, ``par.level``); write its outcome into ``out`` (an
     ``OUTCOME_DTYPE`` record) and ``out_fans``."""
     _new_hand(seed, index, par, t, out, out_fans)
@@ -384,6 +569,10 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
         for p in range(4):
             _draw(p, front, t)
     w = _draw(dealer, front, t)
+    if par.exchange:
+        for p in range(4):
+            if p == 0 or not par.solitaire:
+                _exchange(p, t, par, fast, hooks, wk)
     cur = dealer
     first_round = True        # no claim or kong yet, and the dealer has not drawn again
     replacement = False       # the tile in hand came from a kong
@@ -417,7 +606,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
                             out.short += 1
                     if par.deal_only:
                         break
-                    k, i = _own_kong(cur, t, par, tabs, dirs, hooks, wk)
+                    k, i = _own_kong(cur, t, par, tabs, dirs, hooks, fast, wk)
                     if k < 0:
                         break
                     if i < 0:                           # concealed kong
@@ -440,7 +629,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
                 if exhausted or par.deal_only:
                     break
         if plays:
-            d = _discard(cur, t, par, tabs, dirs, hooks, wk)
+            d = _discard(cur, t, par, tabs, dirs, hooks, fast, wk)
             if d < 0:
                 out.error = ERR_DISCARD
                 out.winner = -1
@@ -464,7 +653,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
                 if (solitaire and q != 0) or seats[q].n_melds >= 4 or conc[q, d] < 2:
                     continue
                 if conc[q, d] == 3 and h.taken < h.limit and _accept(
-                        q, np.int64(M_KONG), d, d, cur, t, par, tabs, dirs, hooks, wk):
+                        q, np.int64(M_KONG), d, d, cur, t, par, tabs, dirs, hooks, fast, wk):
                     conc[q, d] -= 3                      # exposed kong, then a replacement
                     _add_meld(q, M_KONG, d, t)
                     seen[d] += 3
@@ -474,7 +663,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
                     replacement = True
                     claimed = False
                     break
-                if _accept(q, np.int64(M_PUNG), d, d, cur, t, par, tabs, dirs, hooks, wk):
+                if _accept(q, np.int64(M_PUNG), d, d, cur, t, par, tabs, dirs, hooks, fast, wk):
                     conc[q, d] -= 2                      # pung
                     _add_meld(q, M_PUNG, d, t)
                     seen[d] += 2
@@ -499,7 +688,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
                     if x != d and (conc[nxt, x] == 0 or x == wild):
                         ok = False
                 if ok and _accept(nxt, np.int64(M_CHOW), d, first, cur, t, par, tabs, dirs,
-                                  hooks, wk):
+                                  hooks, fast, wk):
                     chosen = first
                     break
             if chosen >= 0:                              # chow
@@ -526,7 +715,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, t, wk, out, out_fans):
 
 
 @njit(cache=True, inline="always")
-def _own_kong(p, t, par, tabs, dirs, hooks, wk):
+def _own_kong(p, t, par, tabs, dirs, hooks, fast, wk):
     """A kong player ``p`` declares on their own turn: (kind, meld index or -1), or (-1, -1).
     Concealed (four in hand) or added to a pung; never of the wild kind."""
     s = t.seats[p]
@@ -539,13 +728,14 @@ def _own_kong(p, t, par, tabs, dirs, hooks, wk):
         if k == wild:
             continue
         if c[k] == 4:
-            if _accept(p, np.int64(M_CKONG), k, k, own_turn, t, par, tabs, dirs, hooks, wk):
+            if _accept(p, np.int64(M_CKONG), k, k, own_turn, t, par, tabs, dirs, hooks, fast,
+                       wk):
                 return k, -1
         elif c[k] >= 1:
             for i in range(s.n_melds):
                 if t.mtype[p, i] == M_PUNG and t.mtile[p, i] == k:
                     if _accept(p, np.int64(M_KONG), k, k, own_turn, t, par, tabs, dirs, hooks,
-                               wk):
+                               fast, wk):
                         return k, i
     return -1, -1
 
@@ -600,7 +790,7 @@ def new_table():
 
 
 @njit(cache=True, nogil=True)
-def play_hands(seed, first, par, tabs, rules, dirs, hooks, out, out_fans):
+def play_hands(seed, first, par, tabs, rules, dirs, hooks, fast, out, out_fans):
     """Hands ``first .. first + len(out) - 1`` of (``seed``, ``par.level``), one after another.
 
     Parameters
@@ -617,6 +807,9 @@ def play_hands(seed, first, par, tabs, rules, dirs, hooks, out, out_fans):
     hooks : PolicyHooks or None
         Compiled callbacks (``int64(int64[::1])``) asked by ``POLICY_USER``
         players; ``None`` when no player has one.
+    fast : StrongPlay or None
+        The fast mode's tables and this thread's scratch for ``POLICY_STRONG``
+        players; ``None`` when no player plays it.
     out : OUTCOME_DTYPE (n,)
         One record per hand.
     out_fans : int16 (n, n_fans)
@@ -631,6 +824,7 @@ def play_hands(seed, first, par, tabs, rules, dirs, hooks, out, out_fans):
     t = new_table()
     sc = ScoreScratch(np.zeros(ROW_LEN, np.int32), np.zeros(nf, np.int64), np.zeros(0, np.int64),
                       np.zeros(DEC_LEN, np.int64), np.zeros(WS_LEN, np.int64))
-    wk = Work(policy_scratch(), sc, np.zeros(V_LEN, np.int64))
+    wk = Work(policy_scratch(), sc, np.zeros(V_LEN, np.int64), np.zeros(3, np.int64))
     for i in range(n):
-        play_hand(seed, first + i, par, tabs, rules, dirs, hooks, t, wk, out[i], out_fans[i])
+        play_hand(seed, first + i, par, tabs, rules, dirs, hooks, fast, t, wk, out[i],
+                  out_fans[i])

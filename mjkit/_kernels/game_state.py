@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["Directions", "GameParams", "PolicyHooks", "PolicyScratch", "ScoreScratch", "Work",
-           "Table", "SEAT_DTYPE", "HAND_DTYPE", "OUTCOME_DTYPE"]
+           "StrongPlay", "Table", "SEAT_DTYPE", "HAND_DTYPE", "OUTCOME_DTYPE"]
 
 
 class Directions(NamedTuple):
@@ -53,8 +53,6 @@ class GameParams(NamedTuple):
         0..3.
     solitaire : bool
         Only the dealer plays; the others draw and discard the tile drawn.
-    claims : bool
-        Discards may be claimed (吃, 碰, 明杠); False: none is (nor won on).
     discard_wins : bool
         Wins on a discard (and robbing a kong) allowed; else self-draw only.
     dealer_policy, others_policy : int
@@ -72,6 +70,11 @@ class GameParams(NamedTuple):
     wild_mode : int
         ``WILD_NONE``, ``WILD_FIXED`` (kind ``wild_kind``) or ``WILD_TURNED``.
     wild_kind : int
+    claims : bool
+        Discards may be claimed (吃, 碰, 明杠); False: none is (nor won on).
+    exchange : bool
+        起手换牌 (seed 001 A.c): after the deal each player may exchange up to three tiles
+        for random tiles of the wall.
     """
 
     exhaust: int
@@ -90,6 +93,28 @@ class GameParams(NamedTuple):
     wild_mode: int
     wild_kind: int
     claims: bool
+    exchange: bool
+
+
+class StrongPlay(NamedTuple):
+    """What ``POLICY_STRONG`` players read (one per thread).
+
+    Attributes
+    ----------
+    dealer, others : FastTables
+        The fast mode's tables (``mjkit.winprob.fast_tables``) at the dealer's and at the
+        others' bar (fans the hand itself needs).
+    fs : FastScratch
+        This thread's (``mjkit.winprob.fast_scratch``).
+    live, use : int64 (34,)
+        Copies not yet seen; copies the nearest targets use (起手换牌).
+    """
+
+    dealer: tuple
+    others: tuple
+    fs: tuple
+    live: np.ndarray
+    use: np.ndarray
 
 
 class PolicyHooks(NamedTuple):
@@ -175,11 +200,13 @@ class ScoreScratch(NamedTuple):
 class Work(NamedTuple):
     """A game's scratch: the policy's, the evaluator's and what a user policy is shown
     (``user_view``: int64 (V_LEN,), laid out by the public ``V_*`` offsets of
-    :mod:`mjkit.sim.policy`; not named ``view``, which numba reserves for arrays)."""
+    :mod:`mjkit.sim.policy`; not named ``view``, which numba reserves for arrays) and the
+    tiles a player chose to exchange at 起手换牌 (``swap``: int64 (3,))."""
 
     pol: PolicyScratch
     score: ScoreScratch
     user_view: np.ndarray
+    swap: np.ndarray
 
 
 class Table(NamedTuple):

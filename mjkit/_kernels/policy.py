@@ -23,6 +23,8 @@ Policies:
 * ``POLICY_BREAK``: 破拉 (seed 000 §一.5, §四.3, §五.3): against a dealer
   on a streak, go for the quickest legal hand, claim freely, and of equal
   discards keep back those the dealer could claim.
+* ``POLICY_STRONG``: the fast mode of the win-probability engine
+  (:mod:`.fast_play`) at the player's own bar; see :mod:`.game`.
 * ``POLICY_USER``: a compiled callback (a numba ``cfunc``) decides.
 """
 
@@ -39,6 +41,7 @@ POLICY_EFFICIENCY = 0
 POLICY_VALUE = 1
 POLICY_BREAK = 2
 POLICY_USER = 3
+POLICY_STRONG = 4
 
 # Direction shapes.
 SHAPE_REGULAR = 0
@@ -84,6 +87,7 @@ ASK_DISCARD = 0      # return the kind to discard (held, not the wild kind unles
 ASK_PUNG = 1         # return 1 to pung the discard
 ASK_CHOW = 2         # return 1 to chow the discard (V_TILE: the chow's first tile)
 ASK_KONG = 3         # return 1 to declare the kong of V_TILE (concealed, added or on a discard)
+ASK_EXCHANGE = 4     # 起手换牌: return a kind to exchange (asked up to 3 times), else -1
 
 
 @njit(cache=True)

@@ -17,8 +17,8 @@ import pandas as pd
 from .._kernels import fan_ids as F
 from .._kernels import game as G
 from .._kernels.bundles import ShantenTables
-from .._kernels.game_state import OUTCOME_DTYPE, GameParams, PolicyHooks
-from .._kernels.policy import POLICY_BREAK, POLICY_USER, POLICY_VALUE
+from .._kernels.game_state import OUTCOME_DTYPE, GameParams, PolicyHooks, StrongPlay
+from .._kernels.policy import POLICY_BREAK, POLICY_STRONG, POLICY_USER, POLICY_VALUE
 from ..errors import HandError, short_repr
 from ..rules import get_rules
 from ..shanten import shanten_tables
@@ -89,7 +89,9 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
 
     Only what the players use is passed: the value-aware directions when a
     player plays ``value`` or ``break``, the callbacks when one has a user
-    policy, else ``None`` (and the kernel is compiled without that code).
+    policy, the fast mode's tables (at the dealer's and the others' bar) and a
+    scratch per thread when one plays ``strong``, else ``None`` (and the
+    kernel is compiled without that code).
     """
     n = len(out)
     threads = max(1, min(numba.get_num_threads(), n // 64 or 1))
@@ -98,11 +100,22 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
     codes = [code for code, _ in policies]
     dirs = direction_arrays(rs) if POLICY_VALUE in codes or POLICY_BREAK in codes else None
     hooks = PolicyHooks(*(hook for _, hook in policies)) if POLICY_USER in codes else None
+    tables = None
+    if POLICY_STRONG in codes:
+        from ..winprob import fast_tables        # winprob imports the scorer
+        tables = (fast_tables(rs, max(par.minimum - par.dealer_bonus, 0)),
+                  fast_tables(rs, par.minimum))
     cuts = [n * j // threads for j in range(threads + 1)]
 
     def run(j):
         lo, hi = cuts[j], cuts[j + 1]
-        G.play_hands(seed, first + lo, par, tabs, rules, dirs, hooks, out[lo:hi], fans[lo:hi])
+        fast = None
+        if tables is not None:
+            from ..winprob import fast_scratch    # this thread's
+            fast = StrongPlay(*tables, fast_scratch(), *(np.zeros(G.N_KINDS, np.int64)
+                                                          for _ in range(2)))
+        G.play_hands(seed, first + lo, par, tabs, rules, dirs, hooks, fast, out[lo:hi],
+                     fans[lo:hi])
 
     if threads == 1:
         run(0)
@@ -125,7 +138,8 @@ def _wild(wild):
 
 def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
            discard_wins=None, dealer_policy="efficiency", others_policy="efficiency",
-           deal_only=False, wild=None, slack=4, commit=5, break_from=1, claims=True):
+           deal_only=False, wild=None, slack=4, commit=5, break_from=1, claims=True,
+           exchange=False):
     """The rule set and the kernel's settings (a ``GameParams``, validated); see
     :func:`play_hands`."""
     rs = get_rules(rules)
@@ -135,6 +149,7 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
     solitaire = boolean(solitaire, "solitaire")
     deal_only = boolean(deal_only, "deal_only")
     claims = boolean(claims, "claims")
+    exchange = boolean(exchange, "exchange")
     if discard_wins is None:
         discard_wins = claims and not rs.self_drawn_only
     discard_wins = boolean(discard_wins, "discard_wins")
@@ -159,14 +174,14 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
         others_policy=int(others_code), deal_only=bool(deal_only),
         dealer_bonus=int(rs.points_list[F.LIANLA] * level), slack=int(slack),
         commit=int(commit), break_from=int(break_from), wild_mode=int(wild_mode),
-        wild_kind=int(wild_kind), claims=bool(claims))
+        wild_kind=int(wild_kind), claims=bool(claims), exchange=bool(exchange))
     return rs, par
 
 
 def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=False,
                exhaust=120, round_wind="E", discard_wins=None, dealer_policy="efficiency",
                others_policy="efficiency", deal_only=False, minimum=None, wild=None, slack=4,
-               commit=5, break_from=1, claims=True):
+               commit=5, break_from=1, claims=True, exchange=False):
     """Play ``n`` hands at one 连拉 level.
 
     Parameters
@@ -202,7 +217,12 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
         ``claims=False``; yes otherwise).
     dealer_policy, others_policy : str, UserPolicy or function
         Names in :data:`POLICIES` (``"efficiency"``, ``"value"``,
-        ``"break"``), or your own (see :mod:`mjkit.sim.policy`).
+        ``"break"``, ``"strong"``), or your own (see :mod:`mjkit.sim.policy`).
+    exchange : bool
+        起手换牌 (seed 001 A.c): after the deal and the flowers' replacement
+        each player may swap up to three tiles for tiles at random places of
+        the wall; the policy picks them (studies of the 大众 rule sets play
+        with it: ``RuleSet.table_exchange``).
     deal_only : bool
         Stop after the deal: only the dealer's 天和 is checked (for the
         exact checks).
@@ -235,7 +255,7 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
                      round_wind=round_wind, discard_wins=discard_wins,
                      dealer_policy=dealer_policy, others_policy=others_policy,
                      deal_only=deal_only, wild=wild, slack=slack, commit=commit,
-                     break_from=break_from, claims=claims)
+                     break_from=break_from, claims=claims, exchange=exchange)
     if minimum is not None:
         par = par._replace(minimum=int(whole("minimum", minimum, 0, INT32_MAX)))
     records = np.zeros(n, OUTCOME_DTYPE)

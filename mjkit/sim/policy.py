@@ -1,10 +1,13 @@
 """Policies of the simulated players, and how to plug in your own.
 
 Built in (by name): ``"efficiency"`` (value-blind tile efficiency),
-``"value"`` (aims at a hand worth the player's bar; seed 000's 6看 7停 8上)
-and ``"break"`` (破拉: against a dealer on a streak, the quickest legal
-hand, free claims, and discards the dealer cannot claim kept for last).
-The kernel code is in :mod:`mjkit._kernels.policy`.
+``"value"`` (aims at a hand worth the player's bar; seed 000's 6看 7停 8上),
+``"break"`` (破拉: against a dealer on a streak, the quickest legal
+hand, free claims, and discards the dealer cannot claim kept for last) and
+``"strong"`` (the win-probability engine's fast mode at the player's own
+bar, 连拉 counted: :func:`mjkit.winprob.win_chances` ``mode="fast"``; a
+closed hand off a void bar, efficiency play at a void bar).  The kernel
+code is in :mod:`mjkit._kernels.policy` and :mod:`mjkit._kernels.game`.
 
 Your own policy is a function of one ``int64`` array, the player's view,
 returning an ``int64``; :func:`user_policy` compiles it with numba (a
@@ -13,7 +16,10 @@ holds (offsets are the ``V_*`` constants here):
 
 * ``view[V_ASK]``: ``ASK_DISCARD`` (return the kind to discard, 0..33, one
   you hold), ``ASK_PUNG``, ``ASK_CHOW`` or ``ASK_KONG`` (return 1 to make
-  the meld, 0 not to).  The engine only asks about melds that are legal.
+  the meld, 0 not to), or with ``exchange=True`` ``ASK_EXCHANGE`` (起手换牌:
+  return a kind you hold to swap one copy for a random wall tile, -1 to
+  stop; asked up to three times, each time shown the hand without the tiles
+  already picked).  The engine only asks about melds that are legal.
 * ``view[V_TILE]``: the tile asked about (a chow: its lowest tile).
 * ``view[V_SEAT]`` (0 is the dealer), ``view[V_LEVEL]`` (the dealer's
   连拉 level), ``view[V_BAR]`` (fans your hand itself needs),
@@ -40,11 +46,11 @@ from ..errors import HandError
 __all__ = ["POLICIES", "UserPolicy", "user_policy", "SIGNATURE", "V_ASK", "V_TILE", "V_SEAT",
            "V_LEVEL", "V_BAR", "V_WALL_LEFT", "V_N_MELDS", "V_WILD", "V_FLOWERS",
            "V_DISCARDER", "V_HAND", "V_SEEN", "V_MELDS", "ASK_DISCARD", "ASK_PUNG", "ASK_CHOW",
-           "ASK_KONG"]
+           "ASK_KONG", "ASK_EXCHANGE"]
 
 #: Built-in policies by name (``dealer_policy=`` / ``others_policy=``).
 POLICIES = {"efficiency": _P.POLICY_EFFICIENCY, "value": _P.POLICY_VALUE,
-            "break": _P.POLICY_BREAK}
+            "break": _P.POLICY_BREAK, "strong": _P.POLICY_STRONG}
 
 #: The type of a policy callback: ``int64(int64[::1])``.
 SIGNATURE = types.int64(types.int64[::1])
@@ -53,6 +59,7 @@ V_ASK, V_TILE, V_SEAT, V_LEVEL, V_BAR = _P.V_ASK, _P.V_TILE, _P.V_SEAT, _P.V_LEV
 V_WALL_LEFT, V_N_MELDS, V_WILD, V_FLOWERS = _P.V_WALL_LEFT, _P.V_N_MELDS, _P.V_WILD, _P.V_FLOWERS
 V_DISCARDER, V_HAND, V_SEEN, V_MELDS = _P.V_DISCARDER, _P.V_HAND, _P.V_SEEN, _P.V_MELDS
 ASK_DISCARD, ASK_PUNG, ASK_CHOW, ASK_KONG = _P.ASK_DISCARD, _P.ASK_PUNG, _P.ASK_CHOW, _P.ASK_KONG
+ASK_EXCHANGE = _P.ASK_EXCHANGE
 
 
 @cfunc(SIGNATURE, cache=True)
