@@ -135,11 +135,15 @@ def _mode(p, t, par, fast):
     if (m == POLICY_VALUE or m == POLICY_BREAK) and _want(p, par) <= 0:
         m = POLICY_EFFICIENCY
     if fast is not None:
-        if m == POLICY_STRONG:
-            void = fast.dealer.void if p == 0 else fast.others.void
-            if void:
-                m = POLICY_EFFICIENCY
+        if m == POLICY_STRONG and _tables(p, fast).void:
+            m = POLICY_EFFICIENCY
     return m
+
+
+@njit(cache=True, inline="always")
+def _tables(p, fast):
+    """The fast mode's tables at player ``p``'s own bar."""
+    return fast.dealer if p == 0 else fast.others
 
 
 @njit(cache=True, inline="always")
@@ -161,12 +165,9 @@ def _draws_left(t):
 def _strong_discard(p, t, fast):
     """The strong player's discard: the fast mode's (``fast_play.fast_decide``) at its own
     bar, with the draws it has left."""
-    h = t.hand[0]
     _live(p, t, fast.live)
-    draws = _draws_left(t)
-    if p == 0:
-        return fast_decide(t.conc[p], fast.live, draws, h.wild, fast.dealer, fast.fs)
-    return fast_decide(t.conc[p], fast.live, draws, h.wild, fast.others, fast.fs)
+    return fast_decide(t.conc[p], fast.live, _draws_left(t), t.hand[0].wild, _tables(p, fast),
+                       fast.fs)
 
 
 @njit(cache=True)
@@ -206,8 +207,9 @@ def _discard(p, t, par, tabs, dirs, hooks, fast, wk):
 
     ``dirs`` (the value-aware policies' directions), ``hooks`` (the user
     policies) and ``fast`` (the strong players' tables) are ``None`` when no
-    player uses them: that code is then not compiled.  A value-aware player's chosen direction is kept in its seat
-    (``aim``, ``aim2``) for the claims and kongs until the next discard;
+    player uses them: that code is then not compiled.  A value-aware
+    player's chosen direction is kept in its seat (``aim``, ``aim2``) for
+    the claims and kongs until the next discard;
     every direction is looked at every ``RESCAN`` turns.  Once its need is
     at most ``commit`` the player is committed (``committed``, seed 000's
     8上) and no longer looks at other directions: its own discards and
@@ -456,19 +458,16 @@ def _missing(target, plain):
 def _strong_picks(p, t, fast, picks):
     """The strong player's exchange: copies that no nearest target of the fast mode uses
     (giving one up cannot take the hand further from those targets; the tile that comes
-    may bring it nearer), lone tiles first, then from the ends of a suit inward; returns
-    how many (at most three), -1 when the fast mode finds no target."""
-    h = t.hand[0]
+    may bring it nearer), lone tiles first, then from the ends of a suit inward; then
+    other lone tiles (measured, that wins more than spares alone).  Returns how many
+    picks (at most three)."""
     c = t.conc[p]
-    wild = h.wild
+    wild = t.hand[0].wild
     fs = fast.fs
     _live(p, t, fast.live)
-    if p == 0:
-        n = fast_targets(c, fast.live, wild, fast.dealer, fs)
-    else:
-        n = fast_targets(c, fast.live, wild, fast.others, fs)
+    n = fast_targets(c, fast.live, wild, _tables(p, fast), fs)
     if n == 0:
-        return -1
+        return _lone_picks(c, wild, picks, np.int64(0))
     plain = fs.plain
     use = fast.use
     best = np.int64(1 << 30)
@@ -482,7 +481,7 @@ def _strong_picks(p, t, fast, picks):
             for k in range(N_KINDS):
                 if fs.targets[i, k] > use[k]:
                     use[k] = fs.targets[i, k]
-    got = 0
+    got = np.int64(0)
     for ring in range(-1, 6):           # -1: lone spares, then by the edge order
         for k in range(N_KINDS):
             if got >= 3:
@@ -496,7 +495,7 @@ def _strong_picks(p, t, fast, picks):
                     picks[got] = k
                     got += 1
                     spare -= 1
-    return got
+    return _lone_picks(c, wild, picks, got)
 
 
 @njit(cache=True, inline="always")
@@ -504,10 +503,9 @@ def _exchange(p, t, par, fast, hooks, wk):
     """起手换牌 (seed 001 A.c: 发完牌且四个玩家补完花后 ... 每家都可换三张牌，随机同牌墙内三张牌
     进行替换): player ``p`` picks up to three tiles, and each is swapped for the tile at a
     random place of the wall still to be drawn (a flower that comes is set aside and
-    replaced from the back).  Strong players pick by the fast mode's targets, user policies
-    are asked (``ASK_EXCHANGE``), the others give up their lone tiles (strong players too,
-    after the copies no target uses: measured, that wins more than spares alone).  The wild kind was
-    turned before and stays."""
+    replaced from the back).  Strong players pick by the fast mode's targets
+    (:func:`_strong_picks`), user policies are asked (``ASK_EXCHANGE``), the others give
+    up their lone tiles.  The wild kind was turned before and stays."""
     c = t.conc[p]
     h = t.hand[0]
     s = t.seats[p]
@@ -533,8 +531,6 @@ def _exchange(p, t, par, fast, hooks, wk):
             n = _strong_picks(p, t, fast, picks)
     if n < 0:
         n = _lone_picks(c, h.wild, picks, np.int64(0))
-    elif mode == POLICY_STRONG and n < 3:
-        n = _lone_picks(c, h.wild, picks, n)     # then lone tiles, as the others do
     for i in range(n):
         x = picks[i]
         j = h.front + below(t.rng, h.back - h.front + 1)

@@ -102,7 +102,7 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
     hooks = PolicyHooks(*(hook for _, hook in policies)) if POLICY_USER in codes else None
     tables = None
     if POLICY_STRONG in codes:
-        from ..winprob import fast_tables        # winprob imports the scorer
+        from ..winprob import fast_scratch, fast_tables    # winprob imports the scorer
         tables = (fast_tables(rs, max(par.minimum - par.dealer_bonus, 0)),
                   fast_tables(rs, par.minimum))
     cuts = [n * j // threads for j in range(threads + 1)]
@@ -111,7 +111,6 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
         lo, hi = cuts[j], cuts[j + 1]
         fast = None
         if tables is not None:
-            from ..winprob import fast_scratch    # this thread's
             fast = StrongPlay(*tables, fast_scratch(), *(np.zeros(G.N_KINDS, np.int64)
                                                           for _ in range(2)))
         G.play_hands(seed, first + lo, par, tabs, rules, dirs, hooks, fast, out[lo:hi],
@@ -221,8 +220,8 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
     exchange : bool
         起手换牌 (seed 001 A.c): after the deal and the flowers' replacement
         each player may swap up to three tiles for tiles at random places of
-        the wall; the policy picks them (studies of the 大众 rule sets play
-        with it: ``RuleSet.table_exchange``).
+        the wall; the policy picks them.  Off by default (studies too, for
+        now).
     deal_only : bool
         Stop after the deal: only the dealer's 天和 is checked (for the
         exact checks).
