@@ -334,7 +334,7 @@ def parse_levels(text):
 
 # Study options of `simulate` (None: not given on the command line).
 _STUDY_OPTIONS = ("rules", "levels", "hands", "seed", "dealer_policy", "others_policy",
-                  "solitaire", "claims", "exhaust", "wild")
+                  "solitaire", "claims", "exchange", "exhaust", "dealer_draws", "wild")
 
 
 def _cmd_simulate(args):
@@ -347,7 +347,7 @@ def _cmd_simulate(args):
     from .validate import whole
 
     if args.default:
-        given = ["--no-claims" if k == "claims" else f"--{k.replace('_', '-')}"
+        given = [f"--no-{k}" if k in ("claims", "exchange") else f"--{k.replace('_', '-')}"
                  for k in _STUDY_OPTIONS if getattr(args, k) is not None]
         if given:
             raise HandError(f"--default plays the default study: drop {', '.join(given)}")
@@ -367,8 +367,12 @@ def _cmd_simulate(args):
             study["solitaire"] = True
         if args.claims is False:
             study["claims"] = False
+        if args.exchange is False:
+            study["exchange"] = False
         if args.exhaust is not None:
             study["exhaust"] = args.exhaust
+        if args.dealer_draws is not None:
+            study["dealer_draws"] = args.dealer_draws
         if args.wild is not None:
             # "none": no wild tile (the rule set's table may have one)
             study["wild"] = None if args.wild.strip().lower() == "none" else args.wild
@@ -383,7 +387,8 @@ def _cmd_simulate(args):
     for option, value, lo, hi in (("--hands", args.hands, 1, MAX_HANDS),
                                   ("--seed", args.seed, 0, None),
                                   ("--chunk", args.chunk, 1, MAX_CHUNK),
-                                  ("--exhaust", args.exhaust, 53, 144)):
+                                  ("--exhaust", args.exhaust, 53, 144),
+                                  ("--dealer-draws", args.dealer_draws, 1, 144)):
         if value is not None:
             whole(option, value, lo, hi)
     if not (args.timeout > 0 and math.isfinite(args.timeout)):
@@ -687,17 +692,25 @@ def build_parser():
                     help="hands per level (default: 10000)")
     si.add_argument("--seed", type=int, default=None, help="random seed (default: 0)")
     si.add_argument("--dealer-policy", default=None, metavar="NAME",
-                    help="the dealer's policy: value, efficiency, break or strong (default: value)")
+                    help="the dealer's policy: value, efficiency, break, strong or "
+                         "strong_break (default: value)")
     si.add_argument("--others-policy", default=None, metavar="NAME",
-                    help="the other players' policy: break (破拉), value, efficiency or strong "
-                         "(default: break)")
+                    help="the other players' policy: break (破拉), value, efficiency, strong "
+                         "or strong_break (strong, and 破拉) (default: break)")
     si.add_argument("--solitaire", action="store_true", default=None,
                     help="only the dealer plays (it may still claim the others' throws: add "
                          "--no-claims for a one-player game)")
     si.add_argument("--no-claims", dest="claims", action="store_false", default=None,
                     help="no discard is claimed (吃, 碰, 明杠) or won on")
+    si.add_argument("--no-exchange", dest="exchange", action="store_false", default=None,
+                    help="no 起手换牌 (default: the rule set's table: dazhong and dazhong32 "
+                         "let each player swap up to three tiles after the deal)")
     si.add_argument("--exhaust", type=int, default=None, metavar="TILES",
                     help="tiles taken from the wall before the hand is drawn out (default: 120)")
+    si.add_argument("--dealer-draws", type=int, default=None, metavar="D",
+                    help="the hand is drawn out after the dealer's D own draws (the one-player "
+                         "reach study: --solitaire --no-claims --exhaust 144 --dealer-draws 15 "
+                         "--dealer-policy strong)")
     si.add_argument("--wild", default=None, metavar="TILE",
                     help="wild tiles (财神): 'turned' (a tile turned up from the back of the "
                          "wall each hand), a fixed kind such as P, or 'none' (default: the "

@@ -42,9 +42,11 @@ def base():
 
 @pytest.fixture(scope="module")
 def direct():
-    """The same hands played in one call per level (the study's table: a turned wild)."""
+    """The same hands played in one call per level (the study's table: a turned wild and
+    起手换牌)."""
     return {level: play_hands(HANDS, "dazhong32", level=level, seed=SEED, dealer_policy="value",
-                              others_policy="break", wild="turned") for level in LEVELS}
+                              others_policy="break", wild="turned", exchange=True)
+            for level in LEVELS}
 
 
 def test_simulate_is_a_frame_per_level_with_the_rest_attached(base):
@@ -361,7 +363,60 @@ def test_the_rule_sets_table_sets_the_wild_tile_unless_told():
     plain = _study(levels=[0], hands=150, wild=None)
     assert plain.params["engine"]["wild"] is None
     rec = play_hands(150, "dazhong32", level=0, seed=SEED, dealer_policy="value",
-                     others_policy="break")
+                     others_policy="break", exchange=True)
     assert plain.loc[0, "dealer_wins"] == (rec.outcomes[:, 0] == 0).sum()
     assert "wild" not in simulate("gb", levels=[0], hands=50, seed=1,
                                   progress=False).params["engine"]
+
+
+def test_the_rule_sets_table_exchanges_unless_told():
+    # seed 001 A.c: 起手换牌 at the 大众 tables, not in 国标
+    assert mjkit.get_rules("dazhong32").table_exchange
+    assert mjkit.get_rules("dazhong").table_exchange
+    assert not mjkit.get_rules("gb").table_exchange
+    assert _study(levels=[0], hands=50).params["engine"]["exchange"] is True
+    off = _study(levels=[0], hands=150, exchange=False)
+    assert off.params["engine"]["exchange"] is False
+    rec = play_hands(150, "dazhong32", level=0, seed=SEED, dealer_policy="value",
+                     others_policy="break", wild="turned")
+    assert off.loc[0, "dealer_wins"] == (rec.outcomes[:, 0] == 0).sum()
+    on = _study(levels=[0], hands=150)
+    assert on.stats != off.stats
+    assert "exchange" not in simulate("gb", levels=[0], hands=50, seed=1,
+                                      progress=False).params["engine"]
+
+
+def test_dealer_draws_ends_the_hand_after_the_dealers_draws():
+    kw = dict(level=4, seed=3, solitaire=True, claims=False, exhaust=144, wild="turned")
+    none = play_hands(300, "dazhong32", minimum=10**6, dealer_draws=10, **kw).outcomes
+    # turns run seats 1, 2, 3, dealer: the dealer's 10th draw is turn draw 40, and the
+    # three seats after it still draw before the dealer would draw an 11th
+    assert (none[:, 0] == -1).all()
+    assert set(none[:, 2]) == {43}
+    won = play_hands(600, "dazhong32", dealer_draws=6, **kw).outcomes
+    w = won[:, 0] == 0
+    assert w.any() and (won[w, 3] <= 6).all()
+    longer = play_hands(600, "dazhong32", dealer_draws=12, **kw).outcomes
+    assert (longer[:, 0] == 0).sum() > w.sum()
+    with pytest.raises(HandError, match="dealer_draws"):
+        play_hands(1, "dazhong32", dealer_draws=0)
+
+
+def test_reach_study_is_a_one_player_study():
+    from mjkit.sim import reach_study
+
+    r = reach_study(levels=[4, 8], hands=200, draws=10, seed=2, policy="efficiency",
+                    progress=False, chunk=100)
+    e = r.params["engine"]
+    assert (e["solitaire"], e["claims"], e["dealer_draws"], e["exhaust"]) == (True, False, 10,
+                                                                               144)
+    assert e["exchange"] is True and e["wild"] == "turned"
+    assert (r["other_wins"] == 0).all()
+    assert r.loc[8, "p_dealer"] > r.loc[4, "p_dealer"]
+    direct = play_hands(200, "dazhong32", level=4, seed=2, solitaire=True, claims=False,
+                        exhaust=144, dealer_draws=10, wild="turned", exchange=True)
+    assert r.loc[4, "dealer_wins"] == (direct.outcomes[:, 0] == 0).sum()
+    with pytest.raises(HandError, match="draws"):
+        reach_study(draws=21)
+    with pytest.raises(HandError, match="claims"):
+        reach_study(claims=True)

@@ -40,12 +40,12 @@ from .layout import (
     F_SELF_DRAWN, FLAGS, FLOWER_MASK, FLOWERS, LIANLA, M_CHOW, M_CKONG, M_KONG, M_PUNG, MELDS,
     ROUND, ROW_LEN, SEAT, WILD, WIN,
 )
-from .fast_play import fast_decide, fast_targets
+from .fast_play import fast_decide, fast_pick, fast_targets
 from .policy import (
     ASK_CHOW, ASK_DISCARD, ASK_EXCHANGE, ASK_KONG, ASK_PUNG, D_VALUE_OPEN, INF, POLICY_BREAK,
-    POLICY_EFFICIENCY, POLICY_STRONG, POLICY_USER, POLICY_VALUE, V_BAR, V_DISCARDER,
+    POLICY_EFFICIENCY, POLICY_STRONG, POLICY_STRONG_BREAK, POLICY_USER, POLICY_VALUE, V_BAR, V_DISCARDER,
     V_FLOWERS, V_HAND, V_LEN, V_LEVEL, V_MELDS, V_N_MELDS, V_SEAT, V_SEEN, V_TILE,
-    V_WALL_LEFT, V_WILD, V_ASK, connection, efficiency_discard, need_after, policy_scratch,
+    V_WALL_LEFT, V_WILD, V_ASK, connection, danger, efficiency_discard, need_after, policy_scratch,
     value_discard,
 )
 from .rng import below, stream_seed
@@ -59,6 +59,10 @@ WILD_FIXED = 1
 WILD_TURNED = 2      # the first tile from the back of the wall that is not a flower
 
 ERR_DISCARD = 1      # a user policy discarded a tile not in hand
+
+# A strong+break player (破拉) plays safe once its own chances (the fast mode's score of
+# its best discard, a summed win chance) are below this.
+BREAK_CHANCE = 0.05
 
 
 # What the first call compiles.  Constants passed to a kernel are given as np.int64(...) /
@@ -132,10 +136,12 @@ def _mode(p, t, par, fast):
     m = t.seats[p].policy
     if m == POLICY_BREAK and (p == 0 or par.level < par.break_from):
         m = POLICY_VALUE
+    if m == POLICY_STRONG_BREAK and (p == 0 or par.level < par.break_from):
+        m = POLICY_STRONG
     if (m == POLICY_VALUE or m == POLICY_BREAK) and _want(p, par) <= 0:
         m = POLICY_EFFICIENCY
     if fast is not None:
-        if m == POLICY_STRONG and _tables(p, fast).void:
+        if (m == POLICY_STRONG or m == POLICY_STRONG_BREAK) and _tables(p, fast).void:
             m = POLICY_EFFICIENCY
     return m
 
@@ -155,19 +161,44 @@ def _live(p, t, live):
 
 
 @njit(cache=True, inline="always")
-def _draws_left(t):
-    """Own draws a player has left: a quarter of the tiles still to be taken."""
+def _draws_left(p, t, par):
+    """Own draws a player has left: a quarter of the tiles still to be taken, and for the
+    dealer at most the draws ``par.dealer_draws`` leaves it."""
     h = t.hand[0]
-    return np.int64((h.limit - h.taken) // 4)
+    n = np.int64((h.limit - h.taken) // 4)
+    if p == 0 and par.dealer_draws > 0:
+        n = min(n, np.int64(par.dealer_draws - t.seats[0].own_draws))
+    return n
 
 
 @njit(cache=True)
-def _strong_discard(p, t, fast):
+def _strong_discard(p, t, par, fast, breaking):
     """The strong player's discard: the fast mode's (``fast_play.fast_decide``) at its own
-    bar, with the draws it has left."""
+    bar, with the draws it has left.
+
+    ``breaking`` (破拉 on): when the player's own chances (the fast mode's ``score`` of
+    its best discard, a summed win chance) are below ``BREAK_CHANCE`` it throws, of the
+    tiles that could feed the dealer least (``policy.danger``), the one the fast mode
+    rates best.
+    """
+    c = t.conc[p]
+    wild = t.hand[0].wild
     _live(p, t, fast.live)
-    return fast_decide(t.conc[p], fast.live, _draws_left(t), t.hand[0].wild, _tables(p, fast),
-                       fast.fs)
+    fs = fast.fs
+    d = fast_decide(c, fast.live, _draws_left(p, t, par), wild, _tables(p, fast), fs)
+    if breaking and fs.out.score[d] < BREAK_CHANCE:
+        held = fast.held
+        low = 99
+        for k in range(N_KINDS):
+            held[k] = 0
+            if c[k] > 0 and k != wild:
+                low = min(low, danger(k, c, t.seen, p))
+        for k in range(N_KINDS):
+            if c[k] > 0 and k != wild and danger(k, c, t.seen, p) == low:
+                held[k] = c[k]
+        if low < 99:
+            d = fast_pick(fs.out, held)
+    return d
 
 
 @njit(cache=True)
@@ -222,8 +253,8 @@ def _discard(p, t, par, tabs, dirs, hooks, fast, wk):
     ps = wk.pol
     mode = _mode(p, t, par, fast)
     if fast is not None:
-        if mode == POLICY_STRONG:
-            return _strong_discard(p, t, fast)
+        if mode == POLICY_STRONG or mode == POLICY_STRONG_BREAK:
+            return _strong_discard(p, t, par, fast, mode == POLICY_STRONG_BREAK)
     if hooks is not None:
         if mode == POLICY_USER:
             none = np.int64(-1)
@@ -274,7 +305,7 @@ def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, fast, wk
     claim = discarder >= 0
     mode = _mode(q, t, par, fast)
     if fast is not None:
-        if mode == POLICY_STRONG:
+        if mode == POLICY_STRONG or mode == POLICY_STRONG_BREAK:
             return False
     if hooks is not None:
         if mode == POLICY_USER:
@@ -527,7 +558,7 @@ def _exchange(p, t, par, fast, hooks, wk):
             for i in range(n):
                 c[picks[i]] += 1
     if fast is not None:
-        if mode == POLICY_STRONG:
+        if mode == POLICY_STRONG or mode == POLICY_STRONG_BREAK:
             n = _strong_picks(p, t, fast, picks)
     if n < 0:
         n = _lone_picks(c, h.wild, picks, np.int64(0))
@@ -700,6 +731,8 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, fast, t, wk, out, out_
         cur = nxt
         if cur == 0:
             first_round = False
+            if par.dealer_draws > 0 and seats[0].own_draws >= par.dealer_draws:
+                break                                   # the dealer's draws are used up
         seats[cur].own_draws += 1
         h.draws += 1
         w = _draw(cur, front, t)

@@ -75,6 +75,9 @@ class GameParams(NamedTuple):
     exchange : bool
         起手换牌 (seed 001 A.c): after the deal each player may exchange up to three tiles
         for random tiles of the wall.
+    dealer_draws : int
+        The hand is drawn out once the dealer has had this many own draws (the one-player
+        reach study's draw count); 0: no such limit.
     """
 
     exhaust: int
@@ -94,6 +97,7 @@ class GameParams(NamedTuple):
     wild_kind: int
     claims: bool
     exchange: bool
+    dealer_draws: int
 
 
 class StrongPlay(NamedTuple):
@@ -106,8 +110,9 @@ class StrongPlay(NamedTuple):
         others' bar (fans the hand itself needs).
     fs : FastScratch
         This thread's (``mjkit.winprob.fast_scratch``).
-    live, use : int64 (34,)
-        Copies not yet seen; copies the nearest targets use (起手换牌).
+    live, use, held : int64 (34,)
+        Copies not yet seen; copies the nearest targets use (起手换牌); the tiles a
+        破拉 discard is chosen from.
     """
 
     dealer: tuple
@@ -115,6 +120,7 @@ class StrongPlay(NamedTuple):
     fs: tuple
     live: np.ndarray
     use: np.ndarray
+    held: np.ndarray
 
 
 class PolicyHooks(NamedTuple):

@@ -25,6 +25,8 @@ Policies:
   discards keep back those the dealer could claim.
 * ``POLICY_STRONG``: the fast mode of the win-probability engine
   (:mod:`.fast_play`) at the player's own bar; see :mod:`.game`.
+* ``POLICY_STRONG_BREAK``: strong, and 破拉 against a dealer on a streak: once its
+  own chances are small it throws the tiles least likely to feed the dealer a claim.
 * ``POLICY_USER``: a compiled callback (a numba ``cfunc``) decides.
 """
 
@@ -42,6 +44,7 @@ POLICY_VALUE = 1
 POLICY_BREAK = 2
 POLICY_USER = 3
 POLICY_STRONG = 4
+POLICY_STRONG_BREAK = 5
 
 # Direction shapes.
 SHAPE_REGULAR = 0

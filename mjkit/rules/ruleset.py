@@ -64,6 +64,10 @@ class RuleSet:
         The wild tiles (财神) a study of this rule set's table plays with unless told
         otherwise (``mjkit.simulate``'s ``wild``): ``"turned"`` for ``dazhong32``, whose
         players count them (seed 000), else None.
+    table_exchange : bool
+        Whether a study of this rule set's table plays 起手换牌 unless told otherwise
+        (``mjkit.simulate``'s ``exchange``): True for the 大众 rule sets (seed 001
+        A.c lets every player swap up to three tiles after the deal), False for ``gb``.
     after_minimum : tuple of bool
         For each fan, True if it is added only once the minimum is met and
         never counts toward it (flowers, 无财神).
@@ -78,6 +82,7 @@ class RuleSet:
     self_drawn_only: bool = False
     after_minimum: tuple = ()
     table_wild: str | None = None
+    table_exchange: bool = False
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -251,7 +256,7 @@ def _streak_level(lianla):
 
 
 def _from_catalogue(name, column, minimum, description, self_drawn_only=False,
-                    table_wild=None):
+                    table_wild=None, table_exchange=False):
     cat = catalogue_columns()       # plain columns: building a rule set needs no pandas
     keys = {k: i for i, k in enumerate(cat["key"])}
 
@@ -274,7 +279,7 @@ def _from_catalogue(name, column, minimum, description, self_drawn_only=False,
     return RuleSet(name=name, minimum=minimum, points=points,
                    excludes=excl, excludes_own=own, description=description,
                    self_drawn_only=self_drawn_only, after_minimum=after,
-                   table_wild=table_wild)
+                   table_wild=table_wild, table_exchange=table_exchange)
 
 
 _REGISTRY = {}
@@ -300,12 +305,13 @@ def _builtin():
         register_rules(_from_catalogue(
             "dazhong", "points_dazhong", 8,
             "大众麻将 (seeds 001 and 003): 国标 plus first-turn, ready, flower and "
-            "wild-tile fans; 8-fan minimum."))
+            "wild-tile fans; 8-fan minimum.", table_exchange=True))
         register_rules(_from_catalogue(
             "dazhong32", "points_dazhong32", 32,
             "大众32番连拉 (seed 000, then 001, then 国标): 32-fan minimum, self-draw "
             "only, 连N拉N worth 4N toward the bar; its table plays with a turned wild "
-            "tile (财神).", self_drawn_only=True, table_wild="turned"))
+            "tile (财神).", self_drawn_only=True, table_wild="turned",
+            table_exchange=True))
 
 
 def threshold(rules="dazhong32", lianla=0):

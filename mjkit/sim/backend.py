@@ -38,7 +38,8 @@ SCALARS = ("hands", "dealer_wins", "other_wins", "drawn_out", "self_drawn_wins",
 LISTS = ("hist_dealer", "hist_other", "combo_wins", "combo_dealer")
 
 # Study-layer files: they do not change how hands are played.
-_NOT_ENGINE = ("study.py", "results.py", "backend.py", "combos.py", "__init__.py")
+_NOT_ENGINE = ("study.py", "results.py", "backend.py", "combos.py", "policy_table.py",
+               "__init__.py")
 
 
 @functools.lru_cache(maxsize=None)

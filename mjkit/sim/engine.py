@@ -18,7 +18,9 @@ from .._kernels import fan_ids as F
 from .._kernels import game as G
 from .._kernels.bundles import ShantenTables
 from .._kernels.game_state import OUTCOME_DTYPE, GameParams, PolicyHooks, StrongPlay
-from .._kernels.policy import POLICY_BREAK, POLICY_STRONG, POLICY_USER, POLICY_VALUE
+from .._kernels.policy import (
+    POLICY_BREAK, POLICY_STRONG, POLICY_STRONG_BREAK, POLICY_USER, POLICY_VALUE,
+)
 from ..errors import HandError, short_repr
 from ..rules import get_rules
 from ..shanten import shanten_tables
@@ -101,7 +103,7 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
     dirs = direction_arrays(rs) if POLICY_VALUE in codes or POLICY_BREAK in codes else None
     hooks = PolicyHooks(*(hook for _, hook in policies)) if POLICY_USER in codes else None
     tables = None
-    if POLICY_STRONG in codes:
+    if POLICY_STRONG in codes or POLICY_STRONG_BREAK in codes:
         from ..winprob import fast_scratch, fast_tables    # winprob imports the scorer
         tables = (fast_tables(rs, max(par.minimum - par.dealer_bonus, 0)),
                   fast_tables(rs, par.minimum))
@@ -112,7 +114,7 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
         fast = None
         if tables is not None:
             fast = StrongPlay(*tables, fast_scratch(), *(np.zeros(G.N_KINDS, np.int64)
-                                                          for _ in range(2)))
+                                                          for _ in range(3)))
         G.play_hands(seed, first + lo, par, tabs, rules, dirs, hooks, fast, out[lo:hi],
                      fans[lo:hi])
 
@@ -138,7 +140,7 @@ def _wild(wild):
 def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
            discard_wins=None, dealer_policy="efficiency", others_policy="efficiency",
            deal_only=False, wild=None, slack=4, commit=5, break_from=1, claims=True,
-           exchange=False):
+           exchange=False, dealer_draws=None):
     """The rule set and the kernel's settings (a ``GameParams``, validated); see
     :func:`play_hands`."""
     rs = get_rules(rules)
@@ -149,6 +151,8 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
     deal_only = boolean(deal_only, "deal_only")
     claims = boolean(claims, "claims")
     exchange = boolean(exchange, "exchange")
+    dealer_draws = 0 if dealer_draws is None else whole("dealer_draws", dealer_draws, 1,
+                                                           G.N_WALL)
     if discard_wins is None:
         discard_wins = claims and not rs.self_drawn_only
     discard_wins = boolean(discard_wins, "discard_wins")
@@ -173,14 +177,15 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
         others_policy=int(others_code), deal_only=bool(deal_only),
         dealer_bonus=int(rs.points_list[F.LIANLA] * level), slack=int(slack),
         commit=int(commit), break_from=int(break_from), wild_mode=int(wild_mode),
-        wild_kind=int(wild_kind), claims=bool(claims), exchange=bool(exchange))
+        wild_kind=int(wild_kind), claims=bool(claims), exchange=bool(exchange),
+        dealer_draws=int(dealer_draws))
     return rs, par
 
 
 def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=False,
                exhaust=120, round_wind="E", discard_wins=None, dealer_policy="efficiency",
                others_policy="efficiency", deal_only=False, minimum=None, wild=None, slack=4,
-               commit=5, break_from=1, claims=True, exchange=False):
+               commit=5, break_from=1, claims=True, exchange=False, dealer_draws=None):
     """Play ``n`` hands at one 连拉 level.
 
     Parameters
@@ -216,12 +221,17 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
         ``claims=False``; yes otherwise).
     dealer_policy, others_policy : str, UserPolicy or function
         Names in :data:`POLICIES` (``"efficiency"``, ``"value"``,
-        ``"break"``, ``"strong"``), or your own (see :mod:`mjkit.sim.policy`).
+        ``"break"``, ``"strong"``, ``"strong_break"``), or your own (see
+        :mod:`mjkit.sim.policy`).
     exchange : bool
         起手换牌 (seed 001 A.c): after the deal and the flowers' replacement
         each player may swap up to three tiles for tiles at random places of
-        the wall; the policy picks them.  Off by default (studies too, for
-        now).
+        the wall; the policy picks them.  Off by default here; a study turns
+        it on for the 大众 rule sets (``RuleSet.table_exchange``).
+    dealer_draws : int, optional
+        The hand is drawn out once the dealer has had this many own draws
+        (after the deal), if the wall (``exhaust``) lasts that long: the
+        one-player reach study's draw count.  None: no such limit.
     deal_only : bool
         Stop after the deal: only the dealer's 天和 is checked (for the
         exact checks).
@@ -241,7 +251,8 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
         this many tiles (5: eight of thirteen tiles fit, seed 000's 8上).
     break_from : int
         ``"break"`` players play 破拉 against a dealer at this 连拉 level
-        or above, and play ``"value"`` otherwise.
+        or above, and play ``"value"`` otherwise (``"strong_break"``:
+        ``"strong"``).
 
     Returns
     -------
@@ -254,7 +265,8 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
                      round_wind=round_wind, discard_wins=discard_wins,
                      dealer_policy=dealer_policy, others_policy=others_policy,
                      deal_only=deal_only, wild=wild, slack=slack, commit=commit,
-                     break_from=break_from, claims=claims, exchange=exchange)
+                     break_from=break_from, claims=claims, exchange=exchange,
+                     dealer_draws=dealer_draws)
     if minimum is not None:
         par = par._replace(minimum=int(whole("minimum", minimum, 0, INT32_MAX)))
     records = np.zeros(n, OUTCOME_DTYPE)

@@ -50,7 +50,8 @@ __all__ = ["POLICIES", "UserPolicy", "user_policy", "SIGNATURE", "V_ASK", "V_TIL
 
 #: Built-in policies by name (``dealer_policy=`` / ``others_policy=``).
 POLICIES = {"efficiency": _P.POLICY_EFFICIENCY, "value": _P.POLICY_VALUE,
-            "break": _P.POLICY_BREAK, "strong": _P.POLICY_STRONG}
+            "break": _P.POLICY_BREAK, "strong": _P.POLICY_STRONG,
+            "strong_break": _P.POLICY_STRONG_BREAK}
 
 #: The type of a policy callback: ``int64(int64[::1])``.
 SIGNATURE = types.int64(types.int64[::1])

@@ -37,11 +37,12 @@ FORMAT = 2
 DEFAULT_STUDY = {
     "rules": "dazhong32",
     "levels": list(range(9)),
-    "hands": 100_000,
+    "hands": 25_000,
     "seed": 1,
-    "dealer_policy": "value",
-    "others_policy": "break",
+    "dealer_policy": "strong",
+    "others_policy": "strong_break",
     "wild": "turned",
+    "exchange": True,
 }
 
 _LEVEL_COLUMNS = [

@@ -16,8 +16,8 @@ from .. import validate
 from ..errors import HandError
 from .engine import play_hands
 
-__all__ = ["MAX_CHUNK", "MAX_HANDS", "saturation_level", "simulate", "streak_chain",
-           "study_params", "wilson"]
+__all__ = ["MAX_CHUNK", "MAX_HANDS", "MAX_REACH_DRAWS", "reach_study", "saturation_level",
+           "simulate", "streak_chain", "study_params", "wilson"]
 
 #: Most hands per level of a study.
 MAX_HANDS = validate.INT32_MAX
@@ -133,6 +133,8 @@ def study_params(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, soli
         # the table the rule set's players sit at (dazhong32: a turned 财神); wild=None
         # plays without
         engine_options["wild"] = rs.table_wild
+    if "exchange" not in engine_options and rs.table_exchange:
+        engine_options["exchange"] = True      # 起手换牌 (seed 001 A.c); exchange=False: none
     options = {"solitaire": solitaire, "dealer_policy": dealer_policy,
                "others_policy": others_policy, "exhaust": exhaust, **engine_options}
     for level in levels:                # the engine checks every option (no hand played)
@@ -215,6 +217,9 @@ def simulate(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, solitair
         the value is not a plain JSON value).  ``wild`` defaults to the rule
         set's table (``RuleSet.table_wild``: ``"turned"`` for ``dazhong32``,
         seed 000's players count 财神); ``wild=None`` plays without.
+        ``exchange`` (起手换牌) defaults to the rule set's
+        ``RuleSet.table_exchange``: on for ``dazhong`` and ``dazhong32`` (seed
+        001 A.c), off for ``gb``; ``exchange=False`` plays without.
 
     Returns
     -------
@@ -285,6 +290,52 @@ def simulate(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, solitair
             "chunks_played": len(todo), "chunks_resumed": resumed,
             "backend": "local" if client is None else "dask"}
     return StudyTable.from_stats(stats, params, combos, info)
+
+
+#: Most own draws a reach study gives the dealer: the wall (144 tiles, 53 dealt, up to 8
+#: flowers replaced) always lasts that long.
+MAX_REACH_DRAWS = 20
+
+
+def reach_study(rules="dazhong32", levels=range(9), hands=20_000, *, draws=15, seed=0,
+                policy="strong", **options):
+    """One-player reach: how often a player alone on its own draws reaches a legal hand at
+    each level's bar, and with which fan combinations.
+
+    The dealer plays ``policy`` at seed 000's table (the rule set's 财神 and 起手换牌),
+    with no claims; the other seats only take tiles off the wall (they draw and throw).
+    The hand is drawn out after the dealer's ``draws`` own draws (after the 14 dealt
+    tiles).  A :func:`simulate` study: ``p_dealer`` is the reach probability,
+    ``.combinations`` the combinations of the wins (``share``: of the wins), per level.
+    Its streak table means nothing here (no opponent can stop the dealer).
+
+    Parameters
+    ----------
+    rules : str or RuleSet
+    levels : iterable of int
+    hands : int
+    draws : int
+        The dealer's own draws, 1..:data:`MAX_REACH_DRAWS` (a four-player hand at
+        ``exhaust=120`` gives it 14.8 on average).
+    seed : int
+    policy : str
+        The dealer's policy (:data:`mjkit.sim.POLICIES`).
+    **options
+        Passed to :func:`simulate` (``chunk``, ``checkpoint``, ``client``, ``progress``,
+        ``wild``, ``exchange`` ...).
+
+    Returns
+    -------
+    StudyTable
+    """
+    draws = validate.whole("draws", draws, 1, MAX_REACH_DRAWS)
+    clash = [k for k in ("solitaire", "claims", "exhaust", "dealer_draws", "dealer_policy",
+                         "others_policy") if k in options]
+    if clash:
+        raise HandError(f"reach_study sets {', '.join(clash)} itself")
+    return simulate(rules, levels, hands, seed=seed, solitaire=True, dealer_policy=policy,
+                    others_policy="efficiency", exhaust=144, claims=False,
+                    dealer_draws=draws, **options)
 
 
 def _now():
