@@ -341,7 +341,7 @@ def test_the_shipped_default_study_is_sealed_and_intact(monkeypatch):
     assert doc["format"] == results.FORMAT and len(doc["files"]) == 4
     table, said = _quiet(load_results, "default")
     assert said == []
-    assert table.params["hands"] == 100_000
+    assert table.params["hands"] == results.DEFAULT_STUDY["hands"]
     csv = pd.read_csv(path.with_name("default.csv"), index_col="level")
     np.testing.assert_array_equal(csv["dealer_wins"], table["dealer_wins"])
 

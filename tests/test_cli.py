@@ -324,3 +324,23 @@ def test_simulate_without_claims_is_recorded(capsys, tmp_path):
     assert table.params["engine"]["claims"] is False
     assert table.params["engine"]["solitaire"] is True
     assert "no claims" in table.summary()
+
+
+def test_simulate_exchange_and_dealer_draws_options(capsys, tmp_path):
+    from mjkit.sim import load_results
+
+    out = tmp_path / "reach.csv"
+    code, text, err = run(capsys, "simulate", "--no-progress", "--no-plot", "--levels", "8",
+                          "--hands", "40", "--solitaire", "--no-claims", "--exhaust", "144",
+                          "--dealer-draws", "9", "--json", "--out", str(out))
+    assert code == 0, err
+    engine = load_results(out).params["engine"]
+    assert engine["dealer_draws"] == 9 and engine["exchange"] is True   # the 大众 table's
+    code, text, err = run(capsys, "simulate", "--no-progress", "--no-plot", "--levels", "8",
+                          "--hands", "40", "--no-exchange", "--json")
+    assert code == 0, err
+    assert json.loads(text)["params"]["engine"]["exchange"] is False
+    code, text, err = run(capsys, "simulate", "--levels", "8", "--dealer-draws", "0")
+    assert code == 2 and "--dealer-draws" in err
+    code, text, err = run(capsys, "simulate", "--default", "--no-exchange")
+    assert code == 2 and "--no-exchange" in err

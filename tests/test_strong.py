@@ -122,3 +122,15 @@ def test_strong_break_is_strong_below_break_from():
     d = play_hands(120, "dazhong32", level=3, seed=7, dealer_policy="strong",
                    others_policy="value", wild="turned", exchange=True)
     np.testing.assert_array_equal(c.outcomes, d.outcomes)
+
+
+def test_a_study_of_strong_players_is_the_same_whatever_the_chunks():
+    from mjkit.sim import simulate
+
+    kw = dict(levels=[2], hands=120, seed=4, dealer_policy="strong",
+              others_policy="strong_break", progress=False)
+    a = simulate("dazhong32", chunk=120, **kw)
+    b = simulate("dazhong32", chunk=50, **kw)
+    assert a.stats == b.stats
+    assert a.params["engine"]["exchange"] is True
+    assert a.loc[2, "dealer_wins"] + a.loc[2, "other_wins"] > 0

@@ -43,10 +43,10 @@ from .layout import (
 from .fast_play import fast_decide, fast_pick, fast_targets
 from .policy import (
     ASK_CHOW, ASK_DISCARD, ASK_EXCHANGE, ASK_KONG, ASK_PUNG, D_VALUE_OPEN, INF, POLICY_BREAK,
-    POLICY_EFFICIENCY, POLICY_STRONG, POLICY_STRONG_BREAK, POLICY_USER, POLICY_VALUE, V_BAR, V_DISCARDER,
-    V_FLOWERS, V_HAND, V_LEN, V_LEVEL, V_MELDS, V_N_MELDS, V_SEAT, V_SEEN, V_TILE,
-    V_WALL_LEFT, V_WILD, V_ASK, connection, danger, efficiency_discard, need_after, policy_scratch,
-    value_discard,
+    POLICY_EFFICIENCY, POLICY_STRONG, POLICY_STRONG_BREAK, POLICY_USER, POLICY_VALUE, V_BAR,
+    V_DISCARDER, V_FLOWERS, V_HAND, V_LEN, V_LEVEL, V_MELDS, V_N_MELDS, V_SEAT, V_SEEN, V_TILE,
+    V_WALL_LEFT, V_WILD, V_ASK, connection, danger, efficiency_discard, need_after,
+    policy_scratch, value_discard,
 )
 from .rng import below, stream_seed
 from .shanten import wild_need

@@ -16,7 +16,6 @@ from .study import reach_study, simulate, streak_chain, wilson
 from .combos import study_combinations
 from .results import DEFAULT_STUDY, StudyTable, default_study, load_results, results_dir
 
-__all__ = ["POLICIES", "HandRecords", "play_hands", "UserPolicy", "user_policy", "simulate", "reach_study",
-           "streak_chain", "wilson",
-           "study_combinations", "StudyTable", "load_results", "default_study",
-           "results_dir", "DEFAULT_STUDY"]
+__all__ = ["POLICIES", "HandRecords", "play_hands", "UserPolicy", "user_policy", "simulate",
+           "reach_study", "streak_chain", "wilson", "study_combinations", "StudyTable",
+           "load_results", "default_study", "results_dir", "DEFAULT_STUDY"]

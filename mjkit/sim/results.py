@@ -324,7 +324,9 @@ class StudyTable(pd.DataFrame):
                 f"dealer {eng.get('dealer_policy', '?')}, others {eng.get('others_policy', '?')}"
                 + (", solitaire" if eng.get("solitaire") else "")
                 + (", no claims" if eng.get("claims") is False else "")
-                + (f", wild {eng['wild']}" if eng.get("wild") else ""))
+                + (f", wild {eng['wild']}" if eng.get("wild") else "")
+                + (", 起手换牌" if eng.get("exchange") else "")
+                + (f", {eng['dealer_draws']} dealer draws" if eng.get("dealer_draws") else ""))
         rows = []
         for level, r in self.iterrows():
             rows.append([f"连{level}拉{level}", f"{int(r.hands):,}", str(int(r.bar)),
@@ -401,7 +403,10 @@ def _draw(fig, table):
     ax1.set_ylim(0, 1)
     ax1.legend(loc="best", fontsize=8)
     p = table.params
-    ax1.set_title(f"{p['rules']}: {p['hands']:,} hands per level, seed {p['seed']}", fontsize=9)
+    eng = p.get("engine", {})
+    ax1.set_title(f"{p['rules']}: {p['hands']:,} hands per level, seed {p['seed']}\n"
+                  f"dealer {eng.get('dealer_policy', '?')}, others "
+                  f"{eng.get('others_policy', '?')}", fontsize=9)
     chain = table.streak
     if chain is not None:
         x = np.asarray(chain.index, int)
@@ -616,7 +621,7 @@ def default_study(*, rerun=False, client=None, progress=None, checkpoint=True):
 
     Returns the saved results when they exist (no hand is played);
     otherwise (or with ``rerun=True``) plays the study with
-    :func:`~mjkit.sim.simulate` (the shipped one took 109 s on two cores),
+    :func:`~mjkit.sim.simulate` (the shipped one took 30 minutes on two cores),
     checkpointing to ``<results_dir>/default.checkpoint`` so that a killed
     run resumes, saves it in :func:`results_dir` and returns it.
 
