@@ -93,6 +93,12 @@ def test_a_damaged_table_is_refused(tmp_path, data):
         PT.render("no block here", data)
     with pytest.raises(HandError, match="bar"):
         PT.level_of_bar(5)
+    with pytest.raises(HandError, match="settings"):
+        PT.policy_table(10, settings=("tabel",), progress=False)
+    with pytest.raises(HandError, match="no number"):
+        PT.policy_table({"table": 10}, settings=("table", "solo"), progress=False)
+    with pytest.raises(HandError, match="no cell"):
+        PT.play_cell("solo", "break", 0, 10, 1)
 
 
 def test_the_frame_has_a_row_per_cell_with_its_interval(data):

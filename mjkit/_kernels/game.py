@@ -297,8 +297,9 @@ def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, fast, wk
     claims only once committed to a direction still worth the bar melded.  A
     strong player off a void bar makes no meld: it keeps the closed hand the
     fast mode rates.  (A version that let the fast mode judge each meld, the
-    melded hand read in and rated at the bar plus what opening costs, won
-    less at every bar: the read-in targets do not keep the meld as a set.)
+    melded hand read in and rated at the bar plus what opening costs, was
+    removed: the read-in targets do not keep the meld as a set, so they
+    overrate a meld.)
     """
     c = t.conc[q]
     s = t.seats[q]

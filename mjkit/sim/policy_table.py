@@ -40,7 +40,7 @@ END = "<!-- END POLICY TABLE -->"
 JSON_NAME = "policy_table.json"
 _CONTEXT = "mjkit policy table"
 
-# setting -> (what it is, its policies); the first policy listed is the baseline
+# setting -> (what it is, the policies it compares)
 SETTINGS = {
     "table": ("four-player, the dealer against three `value` players",
               ("efficiency", "value", "strong")),
@@ -87,11 +87,17 @@ def policy_table(hands=None, seed=15, settings=tuple(SETTINGS), progress=True):
     """
     from .backend import engine_fingerprint
 
+    unknown = [s for s in settings if s not in SETTINGS]
+    if unknown or not settings:
+        raise HandError(f"settings must be some of {list(SETTINGS)}, got {list(settings)}")
     default = {"table": 4000, "one_player": 4000, "solo": 2000}
     if hands is None:
         hands = default
     elif not isinstance(hands, dict):
         hands = dict.fromkeys(settings, hands)
+    missing = [s for s in settings if s not in hands]
+    if missing:
+        raise HandError(f"hands gives no number for {missing}")
     cells = [(s, p, b) for s in settings for b in BARS for p in SETTINGS[s][1]]
     bar_it = None
     if progress:

@@ -23,7 +23,6 @@ Policies (``policy=``):
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -44,6 +43,7 @@ from ..tiles import tile_from_str, tiles_of_counts
 from ..validate import seed as _seed
 from ..validate import whole
 from .directions import direction_arrays
+from .study import wilson  # noqa: F401  (one home; re-exported for callers of solo)
 
 __all__ = ["SOLO_POLICIES", "SoloGames", "solo_games", "compare_policies", "wilson"]
 
@@ -51,17 +51,6 @@ SOLO_POLICIES = ("efficiency", "value", "distance", "fast", "advisor")
 N_TILES = 136
 N_KINDS = 34
 MAX_DRAWS = N_TILES - 14
-
-
-def wilson(wins, n, z=1.959963984540054):
-    """The Wilson score interval ``(lo, hi)`` of a binomial rate (95% by default)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, mid - half), min(1.0, mid + half))
 
 
 def walls(seed, first, n):
