@@ -70,7 +70,6 @@ def main(argv=None):
             print(f"{label:<22}{policy:<14}{one:>10,.0f}{many:>11,.0f}{core:>10,.0f}"
                   f"{core / TARGET_PER_CORE:>10.2f}x{won:>8.1%}")
     study = {k: v for k, v in DEFAULT_STUDY.items() if k not in ("levels", "hands")}
-    study.setdefault("exchange", True)
     total = 0.0
     print(f"the default study's players (dealer {study['dealer_policy']!r}, others "
           f"{study['others_policy']!r}), {threads} threads:")

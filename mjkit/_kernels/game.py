@@ -141,9 +141,15 @@ def _mode(p, t, par, fast):
     if (m == POLICY_VALUE or m == POLICY_BREAK) and _want(p, par) <= 0:
         m = POLICY_EFFICIENCY
     if fast is not None:
-        if (m == POLICY_STRONG or m == POLICY_STRONG_BREAK) and _tables(p, fast).void:
+        if _strong(m) and _tables(p, fast).void:
             m = POLICY_EFFICIENCY
     return m
+
+
+@njit(cache=True, inline="always")
+def _strong(mode):
+    """Whether ``mode`` is a strong player's (``strong`` or ``strong_break``)."""
+    return mode == POLICY_STRONG or mode == POLICY_STRONG_BREAK
 
 
 @njit(cache=True, inline="always")
@@ -187,15 +193,14 @@ def _strong_discard(p, t, par, fast, breaking):
     fs = fast.fs
     d = fast_decide(c, fast.live, _draws_left(p, t, par), wild, _tables(p, fast), fs)
     if breaking and fs.out.score[d] < BREAK_CHANCE:
-        held = fast.held
+        held = fast.held                 # first each tile's danger (-1: not a candidate)
         low = 99
         for k in range(N_KINDS):
-            held[k] = 0
-            if c[k] > 0 and k != wild:
-                low = min(low, danger(k, c, t.seen, p))
-        for k in range(N_KINDS):
-            if c[k] > 0 and k != wild and danger(k, c, t.seen, p) == low:
-                held[k] = c[k]
+            held[k] = danger(k, c, t.seen, p) if c[k] > 0 and k != wild else -1
+            if held[k] >= 0:
+                low = min(low, held[k])
+        for k in range(N_KINDS):         # then the copies of the safest tiles
+            held[k] = c[k] if held[k] == low else 0
         if low < 99:
             d = fast_pick(fs.out, held)
     return d
@@ -253,7 +258,7 @@ def _discard(p, t, par, tabs, dirs, hooks, fast, wk):
     ps = wk.pol
     mode = _mode(p, t, par, fast)
     if fast is not None:
-        if mode == POLICY_STRONG or mode == POLICY_STRONG_BREAK:
+        if _strong(mode):
             return _strong_discard(p, t, par, fast, mode == POLICY_STRONG_BREAK)
     if hooks is not None:
         if mode == POLICY_USER:
@@ -306,7 +311,7 @@ def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, fast, wk
     claim = discarder >= 0
     mode = _mode(q, t, par, fast)
     if fast is not None:
-        if mode == POLICY_STRONG or mode == POLICY_STRONG_BREAK:
+        if _strong(mode):
             return False
     if hooks is not None:
         if mode == POLICY_USER:
@@ -559,7 +564,7 @@ def _exchange(p, t, par, fast, hooks, wk):
             for i in range(n):
                 c[picks[i]] += 1
     if fast is not None:
-        if mode == POLICY_STRONG or mode == POLICY_STRONG_BREAK:
+        if _strong(mode):
             n = _strong_picks(p, t, fast, picks)
     if n < 0:
         n = _lone_picks(c, h.wild, picks, np.int64(0))

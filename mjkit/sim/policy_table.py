@@ -54,9 +54,12 @@ _TABLE = dict(rules="dazhong32", wild="turned", exchange=True)
 
 def level_of_bar(bar):
     """The 连拉 level whose dealer bar is ``bar`` in ``dazhong32`` (``32 - 4N``)."""
+    from ..rules import get_rules
+
     if bar not in BARS:
         raise HandError(f"bar must be one of {BARS}, got {bar!r}")
-    return (32 - bar) // 4
+    rs = get_rules(_TABLE["rules"])
+    return next(level for level in range(9) if rs.threshold(level) == bar)
 
 
 def play_cell(setting, policy, bar, hands, seed):
