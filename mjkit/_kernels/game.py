@@ -41,6 +41,7 @@ from .layout import (
     ROUND, ROW_LEN, SEAT, WILD, WIN,
 )
 from .fast_play import fast_decide, fast_pick, fast_targets
+from .strong_melds import melded_rate
 from .policy import (
     ASK_CHOW, ASK_DISCARD, ASK_EXCHANGE, ASK_KONG, ASK_PUNG, D_VALUE_OPEN, INF, POLICY_BREAK,
     POLICY_EFFICIENCY, POLICY_STRONG, POLICY_STRONG_BREAK, POLICY_USER, POLICY_VALUE, V_BAR,
@@ -70,8 +71,9 @@ BREAK_CHANCE = 0.05
 # it.  And numba links a copy of every callee into each compiled function and optimises it
 # again, so each separately compiled function above the evaluator or the need reading pays
 # for them once more: the steps of a hand are inlined (``inline="always"``) into
-# ``play_hands``, and only ``_accept`` (five call sites, no evaluator) and small helpers are
-# compiled on their own.
+# ``play_hands``; ``_accept`` (five call sites) and the strong player's ratings
+# (``_strong_discard``, ``_strong_accept``: their melded targets are scored by the evaluator)
+# are compiled on their own, which costs about a minute more on the first run.
 
 
 @njit(cache=True)
@@ -178,9 +180,11 @@ def _draws_left(p, t, par):
 
 
 @njit(cache=True)
-def _strong_discard(p, t, par, fast, breaking):
+def _strong_discard(p, t, par, fast, breaking, sc):
     """The strong player's discard: the fast mode's (``fast_play.fast_decide``) at its own
-    bar, with the draws it has left.
+    bar, with the draws it has left; with melds, rated against the targets that keep them
+    (:func:`.strong_melds.melded_rate`), and -1 when none does (the caller then plays the
+    tile-efficiency discard).
 
     ``breaking`` (破拉 on): when the player's own chances (the fast mode's ``score`` of
     its best discard, a summed win chance) are below ``BREAK_CHANCE`` it throws, of the
@@ -188,10 +192,18 @@ def _strong_discard(p, t, par, fast, breaking):
     rates best.
     """
     c = t.conc[p]
+    nm = t.seats[p].n_melds
     wild = t.hand[0].wild
     _live(p, t, fast.live)
     fs = fast.fs
-    d = fast_decide(c, fast.live, _draws_left(p, t, par), wild, _tables(p, fast), fs)
+    ft = _tables(p, fast)
+    draws = _draws_left(p, t, par)
+    if nm == 0:
+        d = fast_decide(c, fast.live, draws, wild, ft, fs)
+    else:
+        if melded_rate(c, nm, t.mtype[p], t.mtile[p], wild, draws, True, ft, fast, sc) == 0:
+            return -1
+        d = fast_pick(fs.out, c)
     if breaking and fs.out.score[d] < BREAK_CHANCE:
         held = fast.held                 # first each tile's danger (-1: not a candidate)
         low = 99
@@ -204,6 +216,70 @@ def _strong_discard(p, t, par, fast, breaking):
         if low < 99:
             d = fast_pick(fs.out, held)
     return d
+
+
+@njit(cache=True, inline="always")
+def _strong_chance(c, nm, mtype, mtile, wild, draws, discard, ft, fast, sc):
+    """The fast mode's score of the hand (``discard`` False: 13 tiles less 3 per meld) or
+    of its best discard; 0 when no target keeps the melds."""
+    if melded_rate(c, nm, mtype, mtile, wild, draws, discard, ft, fast, sc) == 0:
+        return 0.0
+    out = fast.fs.out
+    return out.score[fast_pick(out, c)] if discard else out.score[0]
+
+
+@njit(cache=True)
+def _strong_accept(q, meld, tile, first, claim, t, par, fast, sc):
+    """Whether a strong player makes the meld: only when the fast mode rates the hand with
+    it (its targets kept only where every meld stands, scored with the melds exposed:
+    :mod:`.strong_melds`) above the hand without it.  Without it: the 13 tiles as they
+    are after another's discard, the best discard of the 14 on its own turn; with a
+    pung or chow, its best discard; with a kong, the hand and one draw more (the
+    replacement)."""
+    c = t.conc[q]
+    s = t.seats[q]
+    nm = s.n_melds
+    mtype = t.mtype[q]
+    mtile = t.mtile[q]
+    wild = t.hand[0].wild
+    ft = _tables(q, fast)
+    _live(q, t, fast.live)
+    draws = _draws_left(q, t, par)
+    kong = meld == M_KONG or meld == M_CKONG
+    # the hand with the meld (undone below)
+    upgraded = np.int64(-1)              # an added kong: the pung it joins
+    n_off = 0
+    if meld == M_CHOW:
+        for i in range(3):
+            if first + i != tile:
+                c[first + i] -= 1
+    else:
+        n_off = 2 if meld == M_PUNG else (4 if meld == M_CKONG else (3 if claim else 1))
+        c[tile] -= n_off
+    if claim or meld != M_KONG:
+        mtype[nm] = meld
+        mtile[nm] = first if meld == M_CHOW else tile
+        n_after = nm + 1
+    else:
+        for i in range(nm):
+            if mtype[i] == M_PUNG and mtile[i] == tile:
+                upgraded = i
+        mtype[upgraded] = M_KONG
+        n_after = nm
+    extra = np.int64(1) if kong else np.int64(0)
+    then = _strong_chance(c, n_after, mtype, mtile, wild, draws + extra, not kong, ft, fast,
+                          sc)
+    if meld == M_CHOW:
+        for i in range(3):
+            if first + i != tile:
+                c[first + i] += 1
+    else:
+        c[tile] += n_off
+    if upgraded >= 0:
+        mtype[upgraded] = M_PUNG
+    if then == 0.0:                      # no target keeps the meld: nothing to compare
+        return False
+    return then > _strong_chance(c, nm, mtype, mtile, wild, draws, not claim, ft, fast, sc)
 
 
 @njit(cache=True)
@@ -259,7 +335,9 @@ def _discard(p, t, par, tabs, dirs, hooks, fast, wk):
     mode = _mode(p, t, par, fast)
     if fast is not None:
         if _strong(mode):
-            return _strong_discard(p, t, par, fast, mode == POLICY_STRONG_BREAK)
+            k = _strong_discard(p, t, par, fast, mode == POLICY_STRONG_BREAK, wk.score)
+            if k >= 0:
+                return k
     if hooks is not None:
         if mode == POLICY_USER:
             none = np.int64(-1)
@@ -300,11 +378,9 @@ def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, fast, wk
     compares the overall need, the value-aware policies the need of the
     direction chosen at the player's last discard.  A value-aware player
     claims only once committed to a direction still worth the bar melded.  A
-    strong player off a void bar makes no meld: it keeps the closed hand the
-    fast mode rates.  (A version that let the fast mode judge each meld, the
-    melded hand read in and rated at the bar plus what opening costs, was
-    removed: the read-in targets do not keep the meld as a set, so they
-    overrate a meld.)
+    strong player off a void bar melds when the fast mode, its targets kept
+    only where the meld stands and scored with it exposed, rates the hand
+    higher with the meld (:func:`_strong_accept`).
     """
     c = t.conc[q]
     s = t.seats[q]
@@ -312,7 +388,7 @@ def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, fast, wk
     mode = _mode(q, t, par, fast)
     if fast is not None:
         if _strong(mode):
-            return False
+            return _strong_accept(q, meld, tile, first, claim, t, par, fast, wk.score)
     if hooks is not None:
         if mode == POLICY_USER:
             ask = ASK_CHOW if meld == M_CHOW else (ASK_PUNG if meld == M_PUNG else ASK_KONG)

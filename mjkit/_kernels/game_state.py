@@ -113,6 +113,11 @@ class StrongPlay(NamedTuple):
     live, use, held : int64 (34,)
         Copies not yet seen; copies the nearest targets use (起手换牌); the tiles a
         破拉 discard is chosen from.
+    rules : RuleArrays
+        The rule set's, which scores the targets of a hand with melds
+        (:mod:`.strong_melds`).
+    mcount, readin : int64 (34,)
+        A hand's meld tiles; its tiles with the meld tiles added.
     """
 
     dealer: tuple
@@ -121,6 +126,9 @@ class StrongPlay(NamedTuple):
     live: np.ndarray
     use: np.ndarray
     held: np.ndarray
+    rules: tuple
+    mcount: np.ndarray
+    readin: np.ndarray
 
 
 class PolicyHooks(NamedTuple):

@@ -113,8 +113,9 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
         lo, hi = cuts[j], cuts[j + 1]
         fast = None
         if tables is not None:
-            fast = StrongPlay(*tables, fast_scratch(), *(np.zeros(G.N_KINDS, np.int64)
-                                                          for _ in range(3)))
+            live, use, held, mcount, readin = (np.zeros(G.N_KINDS, np.int64)
+                                               for _ in range(5))
+            fast = StrongPlay(*tables, fast_scratch(), live, use, held, rules, mcount, readin)
         G.play_hands(seed, first + lo, par, tabs, rules, dirs, hooks, fast, out[lo:hi],
                      fans[lo:hi])
 

@@ -621,7 +621,7 @@ def default_study(*, rerun=False, client=None, progress=None, checkpoint=True):
 
     Returns the saved results when they exist (no hand is played);
     otherwise (or with ``rerun=True``) plays the study with
-    :func:`~mjkit.sim.simulate` (the shipped one took 30 minutes on two cores),
+    :func:`~mjkit.sim.simulate` (the shipped one took 41 minutes on two cores),
     checkpointing to ``<results_dir>/default.checkpoint`` so that a killed
     run resumes, saves it in :func:`results_dir` and returns it.
 
