@@ -219,6 +219,41 @@ def _strong_discard(p, t, par, fast, breaking, sc):
 
 
 @njit(cache=True, inline="always")
+def _meld_on(q, meld, tile, first, claim, t):
+    """Put the meld into player ``q``'s hand for a look ahead: its copies leave ``conc``
+    and, unless it is a kong added to a pung, it is written as the next meld.  Returns
+    (copies taken of ``tile``, 0 for a chow; the number of melds with it).
+    :func:`_meld_off` gives the copies back."""
+    c = t.conc[q]
+    nm = t.seats[q].n_melds
+    if meld == M_CHOW:
+        for i in range(3):
+            if first + i != tile:
+                c[first + i] -= 1
+        n_off = 0
+    else:
+        n_off = 2 if meld == M_PUNG else (4 if meld == M_CKONG else (3 if claim else 1))
+        c[tile] -= n_off                         # an added kong: the tile joins the pung
+    if claim or meld != M_KONG:
+        t.mtype[q, nm] = meld
+        t.mtile[q, nm] = first if meld == M_CHOW else tile
+        return n_off, nm + 1
+    return n_off, nm
+
+
+@njit(cache=True, inline="always")
+def _meld_off(q, meld, tile, first, n_off, t):
+    """Undo :func:`_meld_on`'s tiles (the meld slot past ``n_melds`` is left as scratch)."""
+    c = t.conc[q]
+    if meld == M_CHOW:
+        for i in range(3):
+            if first + i != tile:
+                c[first + i] += 1
+    else:
+        c[tile] += n_off
+
+
+@njit(cache=True, inline="always")
 def _strong_chance(c, nm, mtype, mtile, wild, draws, discard, ft, fast, sc):
     """The fast mode's score of the hand (``discard`` False: 13 tiles less 3 per meld) or
     of its best discard; 0 when no target keeps the melds."""
@@ -246,35 +281,17 @@ def _strong_accept(q, meld, tile, first, claim, t, par, fast, sc):
     _live(q, t, fast.live)
     draws = _draws_left(q, t, par)
     kong = meld == M_KONG or meld == M_CKONG
-    # the hand with the meld (undone below)
+    n_off, n_after = _meld_on(q, meld, tile, first, claim, t)    # undone below
     upgraded = np.int64(-1)              # an added kong: the pung it joins
-    n_off = 0
-    if meld == M_CHOW:
-        for i in range(3):
-            if first + i != tile:
-                c[first + i] -= 1
-    else:
-        n_off = 2 if meld == M_PUNG else (4 if meld == M_CKONG else (3 if claim else 1))
-        c[tile] -= n_off
-    if claim or meld != M_KONG:
-        mtype[nm] = meld
-        mtile[nm] = first if meld == M_CHOW else tile
-        n_after = nm + 1
-    else:
+    if n_after == nm:
         for i in range(nm):
             if mtype[i] == M_PUNG and mtile[i] == tile:
                 upgraded = i
         mtype[upgraded] = M_KONG
-        n_after = nm
     extra = np.int64(1) if kong else np.int64(0)
     then = _strong_chance(c, n_after, mtype, mtile, wild, draws + extra, not kong, ft, fast,
                           sc)
-    if meld == M_CHOW:
-        for i in range(3):
-            if first + i != tile:
-                c[first + i] += 1
-    else:
-        c[tile] += n_off
+    _meld_off(q, meld, tile, first, n_off, t)
     if upgraded >= 0:
         mtype[upgraded] = M_PUNG
     if then == 0.0:                      # no target keeps the meld: nothing to compare
@@ -408,27 +425,9 @@ def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, fast, wk
                 if dirs.info[d, D_VALUE_OPEN] < _want(q, par):
                     return False                 # melded, the direction falls short
     now = _claim_need(q, d, c, s.n_melds, t, tabs, dirs, wk.pol)
-    # the hand with the meld: the copies it takes from the hand
-    if meld == M_CHOW:
-        for i in range(3):
-            if first + i != tile:
-                c[first + i] -= 1
-        n_off = 0
-    else:
-        n_off = 2 if meld == M_PUNG else (4 if meld == M_CKONG else (3 if claim else 1))
-        c[tile] -= n_off                         # an added kong: the tile joins the pung
-    added = claim or meld != M_KONG
-    if added:
-        t.mtype[q, s.n_melds] = meld
-        t.mtile[q, s.n_melds] = first if meld == M_CHOW else tile
-    n_after = s.n_melds + (1 if added else 0)
+    n_off, n_after = _meld_on(q, meld, tile, first, claim, t)
     after = _claim_need(q, d, c, n_after, t, tabs, dirs, wk.pol)
-    if meld == M_CHOW:
-        for i in range(3):
-            if first + i != tile:
-                c[first + i] += 1
-    else:
-        c[tile] += n_off
+    _meld_off(q, meld, tile, first, n_off, t)
     if after >= INF:
         return False
     # a kong costs nothing if the need does not rise; a pung or chow must lower it

@@ -24,7 +24,6 @@ missing as the winning tile (the last tile drawn is one of them), or the first c
 kind when none is missing.  Everything here is iterative and every table an argument.
 """
 
-import numpy as np
 from numba import njit
 
 from .evaluate import score_hand_row

@@ -5,8 +5,9 @@ Built in (by name): ``"efficiency"`` (value-blind tile efficiency),
 ``"break"`` (破拉: against a dealer on a streak, the quickest legal
 hand, free claims, and discards the dealer cannot claim kept for last) and
 ``"strong"`` (the win-probability engine's fast mode at the player's own
-bar, 连拉 counted: :func:`mjkit.winprob.win_chances` ``mode="fast"``; a
-closed hand off a void bar, efficiency play at a void bar) and
+bar, 连拉 counted: :func:`mjkit.winprob.win_chances` ``mode="fast"``; off a
+void bar a meld only where the fast mode rates it higher, efficiency play at
+a void bar) and
 ``"strong_break"`` (``"strong"``, and 破拉 against a dealer on a streak once
 its own chances are small: of the tiles the dealer can least claim, the one
 the fast mode rates best).  The kernel
