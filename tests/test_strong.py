@@ -145,9 +145,8 @@ def test_a_study_of_strong_players_is_the_same_whatever_the_chunks():
 
 
 def _melded_bundle(bar):
-    from mjkit._kernels.game_state import ScoreScratch, StrongPlay
-    from mjkit._kernels.evaluate import WS_LEN
-    from mjkit._kernels.layout import DEC_LEN, ROW_LEN
+    from mjkit._kernels.game import score_scratch
+    from mjkit._kernels.game_state import StrongPlay
     from mjkit.rules import get_rules
     from mjkit.winprob import fast_scratch, fast_tables
 
@@ -155,11 +154,7 @@ def _melded_bundle(bar):
     ft = fast_tables(rs, bar)
     z = [np.zeros(34, np.int64) for _ in range(5)]
     strong = StrongPlay(ft, ft, fast_scratch(), z[0], z[1], z[2], rs.kernel_rules(), z[3], z[4])
-    nf = rs.kernel_rules().points.shape[0]
-    sc = ScoreScratch(np.zeros(ROW_LEN, np.int32), np.zeros(nf, np.int64),
-                      np.zeros(0, np.int64), np.zeros(DEC_LEN, np.int64),
-                      np.zeros(WS_LEN, np.int64))
-    return rs, ft, strong, sc
+    return rs, ft, strong, score_scratch(rs.kernel_rules().points.shape[0])
 
 
 @pytest.mark.parametrize("concealed,meld,bar,some", [
@@ -182,8 +177,11 @@ def test_melded_targets_keep_the_meld_and_reach_the_bar(concealed, meld, bar, so
     first = tile_from_str(meld.strip("[]")[0] + meld[-2] if chow else meld[0])
     mtype = np.array([M_CHOW if chow else M_PUNG, 0, 0, 0], np.int64)
     mtile = np.array([first, 0, 0, 0], np.int64)
-    mc = np.zeros(34, np.int64)
-    SM.meld_tiles(1, mtype, mtile, mc)
+    mc = np.zeros(34, np.int64)                  # the meld's tiles
+    if chow:
+        mc[first:first + 3] = 1
+    else:
+        mc[first] = 3
     strong.live[:] = 4 - c - mc
     n = SM.melded_targets(c, np.int64(1), mtype, mtile, np.int64(-1), ft, strong, sc)
     kept = {tuple(r) for r in strong.fs.targets[:n]}

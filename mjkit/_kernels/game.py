@@ -899,6 +899,14 @@ def new_table():
                  np.zeros(4, SEAT_DTYPE), np.zeros(1, HAND_DTYPE), np.zeros(1, np.uint64))
 
 
+@njit(cache=True)
+def score_scratch(n_fans):
+    """A :class:`~.game_state.ScoreScratch` for a rule set of ``n_fans`` fans (no raw fans)."""
+    return ScoreScratch(np.zeros(ROW_LEN, np.int32), np.zeros(n_fans, np.int64),
+                        np.zeros(0, np.int64), np.zeros(DEC_LEN, np.int64),
+                        np.zeros(WS_LEN, np.int64))
+
+
 @njit(cache=True, nogil=True)
 def play_hands(seed, first, par, tabs, rules, dirs, hooks, fast, out, out_fans):
     """Hands ``first .. first + len(out) - 1`` of (``seed``, ``par.level``), one after another.
@@ -932,9 +940,7 @@ def play_hands(seed, first, par, tabs, rules, dirs, hooks, fast, out, out_fans):
     n = out.shape[0]
     nf = rules.points.shape[0]
     t = new_table()
-    sc = ScoreScratch(np.zeros(ROW_LEN, np.int32), np.zeros(nf, np.int64), np.zeros(0, np.int64),
-                      np.zeros(DEC_LEN, np.int64), np.zeros(WS_LEN, np.int64))
-    wk = Work(policy_scratch(), sc, np.zeros(V_LEN, np.int64), np.zeros(3, np.int64))
+    wk = Work(policy_scratch(), score_scratch(nf), np.zeros(V_LEN, np.int64), np.zeros(3, np.int64))
     for i in range(n):
         play_hand(seed, first + i, par, tabs, rules, dirs, hooks, fast, t, wk, out[i],
                   out_fans[i])

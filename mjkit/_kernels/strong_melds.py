@@ -24,31 +24,18 @@ missing as the winning tile (the last tile drawn is one of them), or the first c
 kind when none is missing.  Everything here is iterative and every table an argument.
 """
 
+import numpy as np
 from numba import njit
 
 from .evaluate import score_hand_row
 from .fast_play import fast_targets
 from .layout import (
-    COUNTS, DEC_COUNTED, F_SELF_DRAWN, FLAGS, M_CHOW, MELDS, ROW_LEN, SEAT, WILD, WIN,
+    COUNTS, DEC_COUNTED, F_SELF_DRAWN, FLAGS, MELDS, ROW_LEN, SEAT, WILD, WIN,
 )
+from .policy import read_in
 from .target_chances import TargetSet, discard_chances
 
 N_KINDS = 34
-
-
-@njit(cache=True)
-def meld_tiles(nm, mtype, mtile, out):
-    """``out``: the tiles of the first ``nm`` melds (a kong counted as three)."""
-    for k in range(N_KINDS):
-        out[k] = 0
-    for i in range(nm):
-        x = mtile[i]
-        if mtype[i] == M_CHOW:
-            out[x] += 1
-            out[x + 1] += 1
-            out[x + 2] += 1
-        else:
-            out[x] += 3
 
 
 @njit(cache=True)
@@ -99,11 +86,11 @@ def melded_targets(c, nm, mtype, mtile, wild, ft, strong, sc):
     fs = strong.fs
     if nm == 0:
         return fast_targets(c, strong.live, wild, ft, fs)
-    mcount = strong.mcount
-    meld_tiles(nm, mtype, mtile, mcount)
     h = strong.readin
+    read_in(c, nm, mtype, mtile, np.int64(-1), h)   # wild tiles kept: the query reads them
+    mcount = strong.mcount
     for k in range(N_KINDS):
-        h[k] = c[k] + mcount[k]
+        mcount[k] = h[k] - c[k]
     n = fast_targets(h, strong.live, wild, ft, fs)
     kept = 0
     for i in range(n):
