@@ -60,14 +60,17 @@ def test_partial_sort_is_the_stable_order_above_the_floor():
     ov = rng.integers(0, 15, 500).astype(np.uint8)
     ptr = np.array([0, 7, 7, 300, 500], np.int64)
     count = np.zeros(KQ.MAX_OVERLAP + 2, np.int64)
+    rows = np.stack([ov[::-1], ov])          # row 1 is sorted; row 0 must stay untouched
     for L in range(4):
         seg = ov[ptr[L]:ptr[L + 1]].astype(np.int64)
         for floor in (-3, 0, 5, 9, 14, 15):
-            perm = np.full(500, -1, np.int32)
-            n = KQ._sort_segment(ov, ptr, np.int64(L), perm, count, np.int64(floor))
+            perm = np.full((2, 500), -1, np.int32)
+            n = KQ._sort_segment(rows, np.int64(1), ptr, np.int64(L), perm, count,
+                                 np.int64(floor))
             want = [i for i in np.argsort(-seg, kind="stable") if seg[i] >= floor]
             assert n == len(want)
-            assert perm[ptr[L]:ptr[L] + n].tolist() == want
+            assert perm[1, ptr[L]:ptr[L] + n].tolist() == want
+            assert (perm[0] == -1).all()
 
 
 def test_block_bounds_hold_for_every_row():

@@ -322,10 +322,11 @@ def _segment_max(ov, ptr, mx):
 
 
 @njit(cache=True)
-def _sort_segment(ov, ptr, L, perm, count, floor):
-    """``perm[ptr[L]:]``: the positions in list ``L`` (``ov[ptr[L]:ptr[L+1]]``) whose
+def _sort_segment(ov, g, ptr, L, perm, count, floor):
+    """``perm[g, ptr[L]:]``: the positions in list ``L`` (``ov[g, ptr[L]:ptr[L+1]]``) whose
     overlap is at least ``floor``, highest overlap first, ties by position (a counting
-    sort: overlaps are 0..14).  Returns how many there are."""
+    sort: overlaps are 0..14).  Returns how many there are.  (Rows of 2-d arrays, not
+    views of them: a view costs two reference counts, and this runs per pattern class.)"""
     a = ptr[L]
     b = ptr[L + 1]
     lo = max(floor, 0)
@@ -334,17 +335,17 @@ def _sort_segment(ov, ptr, L, perm, count, floor):
     for o in range(MAX_OVERLAP + 2):
         count[o] = 0
     for v in range(a, b):
-        o = np.int64(ov[v])
+        o = np.int64(ov[g, v])
         if o >= lo:
             count[MAX_OVERLAP - o + 1] += 1
     for o in range(1, MAX_OVERLAP + 2):
         count[o] += count[o - 1]
     n = count[MAX_OVERLAP - lo + 1]
     for v in range(a, b):
-        o = np.int64(ov[v])
+        o = np.int64(ov[g, v])
         if o >= lo:
             j = MAX_OVERLAP - o
-            perm[a + count[j]] = v - a
+            perm[g, a + count[j]] = v - a
             count[j] += 1
     return n
 
@@ -406,16 +407,6 @@ def _meld_code(pat, q, melds, full):
     return ACCEPT_NO if q.accept[q.ids[num]] == ACCEPT_NO else ACCEPT_VERIFY
 
 
-@njit(cache=True)
-def _sorted_prefix(ov, ptr, L, perm, floor, sorted_from, n_sorted, count):
-    """How many of list ``L``'s parts to visit: those of overlap ``floor`` or more, sorted
-    into ``perm`` (kept for the rest of the query; sorted again only for a lower floor)."""
-    if floor < sorted_from[L]:
-        n_sorted[L] = _sort_segment(ov, ptr, L, perm, count, floor)
-        sorted_from[L] = max(floor, 0)
-    return n_sorted[L]
-
-
 @njit(cache=True, nogil=True)
 def nearest(fam, lay, q, melds, rules, vb, examples, ws):
     """Most tiles a hand shares with an accepted complete pattern, and examples.
@@ -463,15 +454,22 @@ def nearest(fam, lay, q, melds, rules, vb, examples, ws):
     perm_h = ws.perm_h
     mx_s = ws.mx_s
     mx_h = ws.mx_h
+    # the per-class loop reads whole 2-d arrays, never views of their rows
+    from_s = ws.from_s
+    n_s = ws.n_s
+    from_h = ws.from_h.reshape((1, ws.from_h.shape[0]))
+    n_h = ws.n_h.reshape((1, ws.n_h.shape[0]))
+    ov_h2 = ov_h.reshape((1, ov_h.shape[0]))
+    perm_h2 = perm_h.reshape((1, perm_h.shape[0]))
     for g in range(3):
         _column_overlaps(q.h, 9 * g, lay.suit_cols, ov_s[g])
         _segment_max(ov_s[g], suit_ptr, mx_s[g])
         for L in range(suit_ptr.shape[0] - 1):
-            ws.from_s[g, L] = MAX_OVERLAP + 1      # nothing sorted yet
+            from_s[g, L] = MAX_OVERLAP + 1      # nothing sorted yet
     _column_overlaps(q.h, 27, lay.hon_cols, ov_h)
     _segment_max(ov_h, hon_ptr, mx_h)
     for L in range(hon_ptr.shape[0] - 1):
-        ws.from_h[L] = MAX_OVERLAP + 1
+        from_h[0, L] = MAX_OVERLAP + 1
     count = ws.count
 
     n_cls = classes.shape[0]
@@ -526,7 +524,6 @@ def nearest(fam, lay, q, melds, rules, vb, examples, ws):
         n1 = suit_ptr[L1 + 1] - suit_ptr[L1]
         n2 = suit_ptr[L2 + 1] - suit_ptr[L2]
         n3 = hon_ptr[L3 + 1] - hon_ptr[L3]
-        m0 = mx_s[0, L0]
         m1 = mx_s[1, L1]
         m2 = mx_s[2, L2]
         m3 = mx_h[L3]
@@ -536,13 +533,23 @@ def nearest(fam, lay, q, melds, rules, vb, examples, ws):
         # visited (the loops below would break before any other).  ``best`` only grows
         # and ``slack`` only shrinks, so the floors stay valid for the whole class.
         need = best - slack + 1 - bound[k]
-        p0 = _sorted_prefix(ov_s[0], suit_ptr, L0, perm_s[0], need + m0, ws.from_s[0],
-                            ws.n_s[0], count)
-        p1 = _sorted_prefix(ov_s[1], suit_ptr, L1, perm_s[1], need + m1, ws.from_s[1],
-                            ws.n_s[1], count)
-        p2 = _sorted_prefix(ov_s[2], suit_ptr, L2, perm_s[2], need + m2, ws.from_s[2],
-                            ws.n_s[2], count)
-        p3 = _sorted_prefix(ov_h, hon_ptr, L3, perm_h, need + m3, ws.from_h, ws.n_h, count)
+        # How many of each list's parts to visit: those of overlap ``need + m_g`` or
+        # more, sorted into ``perm`` (kept for the rest of the query; sorted again only
+        # for a lower floor).
+        for g in range(3):
+            L = classes[k, g]
+            floor = need + mx_s[g, L]
+            if floor < from_s[g, L]:
+                n_s[g, L] = _sort_segment(ov_s, g, suit_ptr, L, perm_s, count, floor)
+                from_s[g, L] = max(floor, 0)
+        floor = need + m3
+        if floor < from_h[0, L3]:
+            n_h[0, L3] = _sort_segment(ov_h2, 0, hon_ptr, L3, perm_h2, count, floor)
+            from_h[0, L3] = max(floor, 0)
+        p0 = n_s[0, L0]
+        p1 = n_s[1, L1]
+        p2 = n_s[2, L2]
+        p3 = n_h[0, L3]
         off = fam.class_off[k]
         o1 = vb.off1[k] if pruning else 0
         o2 = vb.off2[k] if pruning else 0
@@ -586,11 +593,39 @@ def nearest(fam, lay, q, melds, rules, vb, examples, ws):
                             continue
                         put_parts(suit_vecs, hon_vecs, suit_ptr[L0] + a, suit_ptr[L1] + b,
                                    suit_ptr[L2] + c, hon_ptr[L3] + d, pat)
-                        ok, scored = _candidate(acc, pat, h, unseen, check_unseen, careful,
-                                                meld_mode, q, melds, rules, full, sc)
-                        verified += scored
-                        if ok:
-                            best, n_ex = _record(od, best, n_ex, pat, examples, seen, used)
+                        # _candidate and _record spelled out: this loop runs per
+                        # candidate, and an inlined call costs a reference count per
+                        # array it binds
+                        if check_unseen:
+                            missing = False
+                            for t in range(34):
+                                x = pat[t] - h[t]
+                                if x > 0 and x > unseen[t]:
+                                    missing = True
+                                    break
+                            if missing:
+                                continue
+                        if careful or acc == ACCEPT_VERIFY:
+                            ok, scored = _accepts(acc, pat, meld_mode, q, melds, rules, full,
+                                                  sc)
+                            verified += scored
+                            if not ok:
+                                continue
+                        if od > best:
+                            best = od
+                            n_ex = 0
+                        elif n_ex >= max_ex:
+                            continue
+                        even = True
+                        for t in range(34):
+                            if pat[t] & 1:
+                                even = False
+                                break
+                        if even and _already(pat, n_ex, examples, seen, used):
+                            continue
+                        for t in range(34):
+                            examples[n_ex, t] = pat[t]
+                        n_ex += 1
     # the explicit rows (十三幺, 全不靠, 组合龙)
     small = fam.small
     n_prod = fam.class_off[fam.class_off.shape[0] - 1]
@@ -613,25 +648,33 @@ def nearest(fam, lay, q, melds, rules, vb, examples, ws):
             for t in range(34):
                 pat[t] = small[x, t]
             # (组合龙 with a meld is not in the index: scored, not bounded)
-            ok, scored = _candidate(acc, pat, h, unseen, check_unseen, careful, False, q,
-                                    melds, rules, full, sc)
-            verified += scored
+            cand = _candidate(acc, pat, h, unseen, check_unseen, careful)
+            ok = cand == CAND_TAKEN
+            if cand == CAND_ASK:
+                ok, scored = _accepts(acc, pat, False, q, melds, rules, full, sc)
+                verified += scored
             if ok:
                 best, n_ex = _record(o, best, n_ex, pat, examples, seen, used)
     return best, n_ex, verified
 
 
+CAND_OUT = 0        # _candidate: rejected (too few unseen copies)
+CAND_TAKEN = 1      # taken as it is
+CAND_ASK = 2        # :func:`_accepts` decides
+
+
 @njit(cache=True, inline="always")
-def _candidate(acc, pat, h, unseen, check_unseen, careful, meld_mode, q, melds, rules, full,
-               sc):
-    """``(taken, scored)`` for candidate ``pat`` with code ``acc`` (not ``ACCEPT_NO``): its
-    copies against ``unseen``, then, where the mode (``careful``: melds, everything to
-    verify, or wind mode) or the code asks, :func:`_accepts`."""
+def _candidate(acc, pat, h, unseen, check_unseen, careful):
+    """What becomes of candidate ``pat`` with code ``acc`` (not ``ACCEPT_NO``): its copies
+    checked against ``unseen``, then, where the mode (``careful``: melds, everything to
+    verify, or wind mode) or the code asks, :func:`_accepts` decides (``CAND_ASK``).  The
+    bundles :func:`_accepts` reads are not passed here: binding a bundle in an inlined
+    call costs a reference count per array, and this runs per candidate."""
     if check_unseen and not _need_ok(h, pat, unseen):
-        return False, 0
+        return CAND_OUT
     if careful or acc == ACCEPT_VERIFY:
-        return _accepts(acc, pat, meld_mode, q, melds, rules, full, sc)
-    return True, 0
+        return CAND_ASK
+    return CAND_TAKEN
 
 
 @njit(cache=True)

@@ -120,8 +120,10 @@ def _hyper_pmf(n_pool, good, draws, out):
 
 
 @njit(cache=True, inline="always")
-def _filled_chance(nd, lv, m, jokers, tails):
-    """Chance of the needs ``nd[:m]`` (live ``lv[:m]``) with ``jokers`` filling the worst."""
+def _filled_chance(nd, lv, m, jokers, tails, j, loc):
+    """Chance of the needs ``nd[:m]`` (live ``lv[:m]``) with ``jokers`` filling the worst;
+    ``tails[j]`` the tails with ``j`` wild tiles drawn, ``loc`` 34 ints of scratch (read
+    by index, not as a view or a new array: this runs per target and discard)."""
     if jokers > 0:
         left = 0
         for i in range(m):
@@ -129,7 +131,6 @@ def _filled_chance(nd, lv, m, jokers, tails):
         if jokers >= left:
             return 1.0
         # a local copy: the caller's needs stay as they are
-        loc = np.empty(m, np.int64)
         for i in range(m):
             loc[i] = nd[i]
         for _ in range(jokers):
@@ -138,8 +139,8 @@ def _filled_chance(nd, lv, m, jokers, tails):
             for i in range(m):
                 if loc[i] == 0:
                     continue
-                a = tails[loc[i], lv[i]] if loc[i] <= lv[i] else 0.0
-                b = tails[loc[i] - 1, lv[i]] if loc[i] - 1 <= lv[i] else 0.0
+                a = tails[j, loc[i], lv[i]] if loc[i] <= lv[i] else 0.0
+                b = tails[j, loc[i] - 1, lv[i]] if loc[i] - 1 <= lv[i] else 0.0
                 # an impossible need first, then the largest relative gain
                 g = 1e300 if a <= 0.0 else b / a
                 if g > gain:
@@ -151,24 +152,24 @@ def _filled_chance(nd, lv, m, jokers, tails):
             if loc[i] > 0:
                 if loc[i] > lv[i]:
                     return 0.0
-                p *= tails[loc[i], lv[i]]
+                p *= tails[j, loc[i], lv[i]]
         return p
     p = 1.0
     for i in range(m):
         if nd[i] > lv[i]:
             return 0.0
-        p *= tails[nd[i], lv[i]]
+        p *= tails[j, nd[i], lv[i]]
     return p
 
 
 @njit(cache=True, inline="always")
-def _target_chance(nd, lv, m, held_wild, pmf_wild, tails_by_j):
+def _target_chance(nd, lv, m, held_wild, pmf_wild, tails_by_j, loc):
     """Chance of one target: needs ``nd[:m]``, wild tiles held and drawn as jokers."""
     p = 0.0
     for j in range(MAX_WILD_DRAWN + 1):
         if pmf_wild[j] <= 0.0:
             continue
-        p += pmf_wild[j] * _filled_chance(nd, lv, m, held_wild + j, tails_by_j[j])
+        p += pmf_wild[j] * _filled_chance(nd, lv, m, held_wild + j, tails_by_j, j, loc)
     return p
 
 
@@ -247,6 +248,7 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
         out.short[x] = 99
     nd = np.empty(N_KINDS, np.int64)
     lv = np.empty(N_KINDS, np.int64)
+    loc = np.empty(N_KINDS, np.int64)
     at = np.empty(N_KINDS, np.int64)
     plain = held_w == 0 and w_live == 0
     t0 = tails[0]
@@ -306,7 +308,7 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
         base = -1.0
         for x in range(N_KINDS if discard else 1):
             if not discard:
-                p = _target_chance(nd, lv, m, held_w, pmf, tails)
+                p = _target_chance(nd, lv, m, held_w, pmf, tails, loc)
                 _add(out, x, p, miss, targets.fans[i], i, max(total - held_w, 0), kinds,
                      needed)
                 continue
@@ -317,22 +319,22 @@ def discard_chances(h, live, draws, wild, discard, targets, out):
             nx = needed
             if x == wild:
                 w -= 1
-                p = _target_chance(nd, lv, m, w, pmf, tails)
+                p = _target_chance(nd, lv, m, w, pmf, tails, loc)
             elif h[x] > pats[i, x]:
                 # a surplus tile: the needs stay
                 if base < 0.0:
-                    base = _target_chance(nd, lv, m, w, pmf, tails)
+                    base = _target_chance(nd, lv, m, w, pmf, tails, loc)
                 p = base
             elif at[x] >= 0:
                 nd[at[x]] += 1
-                p = _target_chance(nd, lv, m, w, pmf, tails)
+                p = _target_chance(nd, lv, m, w, pmf, tails, loc)
                 nd[at[x]] -= 1
                 missing += 1
             else:
                 # x was exactly covered: throwing it makes a need of one
                 nd[m] = 1
                 lv[m] = live[x]
-                p = _target_chance(nd, lv, m + 1, w, pmf, tails)
+                p = _target_chance(nd, lv, m + 1, w, pmf, tails, loc)
                 missing += 1
                 nx |= np.uint64(1) << np.uint64(x)
             _add(out, x, p, miss, targets.fans[i], i, max(missing - w, 0), kinds, nx)
