@@ -146,14 +146,13 @@ def test_a_study_of_strong_players_is_the_same_whatever_the_chunks():
 
 def _melded_bundle(bar):
     from mjkit._kernels.game import score_scratch
-    from mjkit._kernels.game_state import StrongPlay
+    from mjkit._kernels.game_state import strong_play
     from mjkit.rules import get_rules
     from mjkit.winprob import fast_scratch, fast_tables
 
     rs = get_rules("dazhong32")
     ft = fast_tables(rs, bar)
-    z = [np.zeros(34, np.int64) for _ in range(5)]
-    strong = StrongPlay(ft, ft, fast_scratch(), z[0], z[1], z[2], rs.kernel_rules(), z[3], z[4])
+    strong = strong_play(ft, ft, fast_scratch(), rs.kernel_rules())
     return rs, ft, strong, score_scratch(rs.kernel_rules().points.shape[0])
 
 

@@ -296,7 +296,49 @@ def _strong_accept(q, meld, tile, first, claim, t, par, fast, sc):
         mtype[upgraded] = M_PUNG
     if then == 0.0:                      # no target keeps the meld: nothing to compare
         return False
-    return then > _strong_chance(c, nm, mtype, mtile, wild, draws, not claim, ft, fast, sc)
+    return then > _now_chance(q, c, nm, mtype, mtile, wild, draws, claim, ft, fast, sc)
+
+
+@njit(cache=True)
+def _now_chance(q, c, nm, mtype, mtile, wild, draws, claim, ft, fast, sc):
+    """:func:`_strong_chance` of player ``q``'s hand without the meld it weighs (the 13
+    tiles after a claim's discard, the best discard of its own turn), live copies in
+    ``fast.live``.  A player asked about several melds of one discard (a pung and up to
+    three chows) or turn (kongs) is rated once: ``fast.now_key`` holds every input of the
+    last rating, and an equal key gives its value back (the rating is a function of them
+    alone, so the answer is the same either way)."""
+    key = fast.now_key
+    live = fast.live
+    head = 5 + 2 * N_KINDS
+    cl = np.int64(1) if claim else np.int64(0)
+    same = (key[0] == q and key[1] == nm and key[2] == draws and key[3] == cl
+            and key[4] == wild)
+    if same:
+        for k in range(N_KINDS):
+            if key[5 + k] != c[k] or key[5 + N_KINDS + k] != live[k]:
+                same = False
+                break
+    if same:
+        for i in range(nm):
+            if key[head + 2 * i] != mtype[i] or key[head + 2 * i + 1] != mtile[i]:
+                same = False
+                break
+    if same:
+        return fast.now_val[0]
+    v = _strong_chance(c, nm, mtype, mtile, wild, draws, not claim, ft, fast, sc)
+    key[0] = q
+    key[1] = nm
+    key[2] = draws
+    key[3] = cl
+    key[4] = wild
+    for k in range(N_KINDS):
+        key[5 + k] = c[k]
+        key[5 + N_KINDS + k] = live[k]
+    for i in range(nm):
+        key[head + 2 * i] = mtype[i]
+        key[head + 2 * i + 1] = mtile[i]
+    fast.now_val[0] = v
+    return v
 
 
 @njit(cache=True)

@@ -14,8 +14,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .layout import N_KINDS
+
 __all__ = ["Directions", "GameParams", "PolicyHooks", "PolicyScratch", "ScoreScratch", "Work",
-           "StrongPlay", "Table", "SEAT_DTYPE", "HAND_DTYPE", "OUTCOME_DTYPE"]
+           "StrongPlay", "strong_play", "Table", "SEAT_DTYPE", "HAND_DTYPE", "OUTCOME_DTYPE"]
 
 
 class Directions(NamedTuple):
@@ -118,6 +120,12 @@ class StrongPlay(NamedTuple):
         (:mod:`.strong_melds`).
     mcount, readin : int64 (34,)
         A hand's meld tiles; its tiles with the meld tiles added.
+    now_key : int64 (NOW_KEY_LEN,)
+        Every input of the last rating of a hand without the meld it weighs
+        (``game._now_chance``: player, melds, draws, claim, wild kind, tiles, live
+        copies; -1 first: none yet) ...
+    now_val : float64 (1,)
+        ... and that rating.
     """
 
     dealer: tuple
@@ -129,6 +137,21 @@ class StrongPlay(NamedTuple):
     rules: tuple
     mcount: np.ndarray
     readin: np.ndarray
+    now_key: np.ndarray
+    now_val: np.ndarray
+
+
+# StrongPlay.now_key: player, melds, draws, claim, wild kind; tiles; live copies; the
+# (type, tile) of four melds at most
+NOW_KEY_LEN = 5 + 2 * N_KINDS + 2 * 4
+
+
+def strong_play(dealer, others, fs, rules):
+    """A thread's :class:`StrongPlay`: the tables at the dealer's and the others' bar,
+    its ``FastScratch`` ``fs`` and the rule set's arrays, with fresh scratch."""
+    live, use, held, mcount, readin = (np.zeros(N_KINDS, np.int64) for _ in range(5))
+    return StrongPlay(dealer, others, fs, live, use, held, rules, mcount, readin,
+                      np.full(NOW_KEY_LEN, -1, np.int64), np.zeros(1))
 
 
 class PolicyHooks(NamedTuple):

@@ -17,7 +17,7 @@ import pandas as pd
 from .._kernels import fan_ids as F
 from .._kernels import game as G
 from .._kernels.bundles import ShantenTables
-from .._kernels.game_state import OUTCOME_DTYPE, GameParams, PolicyHooks, StrongPlay
+from .._kernels.game_state import OUTCOME_DTYPE, GameParams, PolicyHooks, strong_play
 from .._kernels.policy import (
     POLICY_BREAK, POLICY_STRONG, POLICY_STRONG_BREAK, POLICY_USER, POLICY_VALUE,
 )
@@ -113,9 +113,7 @@ def _run_threads(seed, first, par, rs, policies, out, fans):
         lo, hi = cuts[j], cuts[j + 1]
         fast = None
         if tables is not None:
-            live, use, held, mcount, readin = (np.zeros(G.N_KINDS, np.int64)
-                                               for _ in range(5))
-            fast = StrongPlay(*tables, fast_scratch(), live, use, held, rules, mcount, readin)
+            fast = strong_play(*tables, fast_scratch(), rules)
         G.play_hands(seed, first + lo, par, tabs, rules, dirs, hooks, fast, out[lo:hi],
                      fans[lo:hi])
 
