@@ -33,7 +33,10 @@ record per hand.
 import numpy as np
 from numba import njit
 
-from .game_state import HAND_DTYPE, SEAT_DTYPE, ScoreScratch, Table, ValueAim, Work
+from .game_state import (
+    HAND_DTYPE, NK_CLAIM, NK_DRAWS, NK_LIVE, NK_MELD, NK_MELDS, NK_PLAYER, NK_TILES, NK_WILD,
+    NOW_ASKED, NOW_KEY_LEN, NOW_LAST, SEAT_DTYPE, ScoreScratch, Table, ValueAim, Work,
+)
 from .evaluate import WS_LEN, score_hand_row
 from .layout import (
     COUNTS, DEC_COUNTED, DEC_LEN, F_EARTHLY_HAND, F_HEAVENLY_HAND, F_KONG, F_LAST_WALL,
@@ -304,39 +307,33 @@ def _now_chance(q, c, nm, mtype, mtile, wild, draws, claim, ft, fast, sc):
     """:func:`_strong_chance` of player ``q``'s hand without the meld it weighs (the 13
     tiles after a claim's discard, the best discard of its own turn), live copies in
     ``fast.live``.  A player asked about several melds of one discard (a pung and up to
-    three chows) or turn (kongs) is rated once: ``fast.now_key`` holds every input of the
-    last rating, and an equal key gives its value back (the rating is a function of them
+    three chows) or turn (kongs) is rated once: ``fast.now_key`` keeps every input of the
+    last rating, and equal inputs give its value back (the rating is a function of them
     alone, so the answer is the same either way)."""
     key = fast.now_key
     live = fast.live
-    head = 5 + 2 * N_KINDS
-    cl = np.int64(1) if claim else np.int64(0)
-    same = (key[0] == q and key[1] == nm and key[2] == draws and key[3] == cl
-            and key[4] == wild)
-    if same:
-        for k in range(N_KINDS):
-            if key[5 + k] != c[k] or key[5 + N_KINDS + k] != live[k]:
-                same = False
-                break
-    if same:
-        for i in range(nm):
-            if key[head + 2 * i] != mtype[i] or key[head + 2 * i + 1] != mtile[i]:
-                same = False
-                break
+    asked = NOW_ASKED
+    key[asked, NK_PLAYER] = q
+    key[asked, NK_MELDS] = nm
+    key[asked, NK_DRAWS] = draws
+    key[asked, NK_CLAIM] = 1 if claim else 0
+    key[asked, NK_WILD] = wild
+    for k in range(N_KINDS):
+        key[asked, NK_TILES + k] = c[k]
+        key[asked, NK_LIVE + k] = live[k]
+    for i in range(mtype.shape[0]):
+        key[asked, NK_MELD + 2 * i] = mtype[i] if i < nm else -1
+        key[asked, NK_MELD + 2 * i + 1] = mtile[i] if i < nm else -1
+    same = True
+    for f in range(NOW_KEY_LEN):
+        if key[NOW_LAST, f] != key[asked, f]:
+            same = False
+            break
     if same:
         return fast.now_val[0]
     v = _strong_chance(c, nm, mtype, mtile, wild, draws, not claim, ft, fast, sc)
-    key[0] = q
-    key[1] = nm
-    key[2] = draws
-    key[3] = cl
-    key[4] = wild
-    for k in range(N_KINDS):
-        key[5 + k] = c[k]
-        key[5 + N_KINDS + k] = live[k]
-    for i in range(nm):
-        key[head + 2 * i] = mtype[i]
-        key[head + 2 * i + 1] = mtile[i]
+    for f in range(NOW_KEY_LEN):
+        key[NOW_LAST, f] = key[asked, f]
     fast.now_val[0] = v
     return v
 

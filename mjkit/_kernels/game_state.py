@@ -120,12 +120,12 @@ class StrongPlay(NamedTuple):
         (:mod:`.strong_melds`).
     mcount, readin : int64 (34,)
         A hand's meld tiles; its tiles with the meld tiles added.
-    now_key : int64 (NOW_KEY_LEN,)
-        Every input of the last rating of a hand without the meld it weighs
-        (``game._now_chance``: player, melds, draws, claim, wild kind, tiles, live
-        copies; -1 first: none yet) ...
+    now_key : int64 (2, NOW_KEY_LEN)
+        Row ``NOW_LAST``: every input of the last rating of a hand without the meld it
+        weighs (``game._now_chance``; the fields ``NK_*``; -1 first: none yet); row
+        ``NOW_ASKED``: those of the rating asked for now ...
     now_val : float64 (1,)
-        ... and that rating.
+        ... and the last rating.
     """
 
     dealer: tuple
@@ -141,9 +141,13 @@ class StrongPlay(NamedTuple):
     now_val: np.ndarray
 
 
-# StrongPlay.now_key: player, melds, draws, claim, wild kind; tiles; live copies; the
-# (type, tile) of four melds at most
-NOW_KEY_LEN = 5 + 2 * N_KINDS + 2 * 4
+# StrongPlay.now_key: its rows, and the fields of a row
+NOW_LAST, NOW_ASKED = 0, 1
+NK_PLAYER, NK_MELDS, NK_DRAWS, NK_CLAIM, NK_WILD = 0, 1, 2, 3, 4
+NK_TILES = 5                        # the concealed tiles, per kind
+NK_LIVE = NK_TILES + N_KINDS        # the live copies, per kind
+NK_MELD = NK_LIVE + N_KINDS         # (type, tile) of each of four melds (-1: none)
+NOW_KEY_LEN = NK_MELD + 2 * 4
 
 
 def strong_play(dealer, others, fs, rules):
@@ -151,7 +155,7 @@ def strong_play(dealer, others, fs, rules):
     its ``FastScratch`` ``fs`` and the rule set's arrays, with fresh scratch."""
     live, use, held, mcount, readin = (np.zeros(N_KINDS, np.int64) for _ in range(5))
     return StrongPlay(dealer, others, fs, live, use, held, rules, mcount, readin,
-                      np.full(NOW_KEY_LEN, -1, np.int64), np.zeros(1))
+                      np.full((2, NOW_KEY_LEN), -1, np.int64), np.zeros(1))
 
 
 class PolicyHooks(NamedTuple):
