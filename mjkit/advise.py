@@ -30,6 +30,7 @@ from html import escape
 import numpy as np
 
 from . import messages as M
+from .fonts import css_stack
 from . import value_index as VI
 from ._lazy import pandas as pd
 from .distance import best_result, fans_text, nearest_patterns, target_fans
@@ -317,7 +318,7 @@ class Advice:
                        None if m.concealed else "exposed") for i in range(n)]
             cells.append(f'<div style="margin-left:8px">'
                          f'{tiles_svg(m.tiles, size=size, lang=lang, states=states)}</div>')
-        parts = ['<div class="mjkit-advice" style="font-family:sans-serif">',
+        parts = [f'<div class="mjkit-advice" style="font-family:{css_stack()}">',
                  '<div style="display:flex;align-items:flex-start;gap:1px">'
                  + "".join(cells) + "</div>",
                  "<p>" + "<br>".join(escape(x) for x in self.summary(lang).splitlines())

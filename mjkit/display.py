@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from .errors import HandError
+from .fonts import css_stack
 
 __all__ = ["score_html"]
 
@@ -50,7 +51,7 @@ def score_html(result: Any, *, lang: str = "zh", size: float = 40) -> str:
 
     if not isinstance(result, ScoreResult):
         raise HandError(f"expected a ScoreResult, got {type(result).__name__}")
-    parts = ['<div class="mjkit-score" style="font-family:sans-serif">',
+    parts = [f'<div class="mjkit-score" style="font-family:{css_stack()}">',
              f"<div>{hand_svg(result.hand, size=size, lang=lang, wild=result.wild)}</div>"]
     info = [escape(result.rules)]
     if result.is_win:

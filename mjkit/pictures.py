@@ -15,10 +15,12 @@ edge (tan side, green back) on the right and at the bottom, 30 x 40 units
 - flowers: the seasons 春 夏 秋 冬 and the plants 梅 兰 竹 菊, each with
   its small number 1 .. 4 in the corner.
 
-Dots, bamboo, the bird and the frame of 白 are pure shapes.  The Chinese
-glyphs are SVG ``<text>`` in the first font the browser has among
-:data:`CJK_FONTS` (Noto Sans CJK SC, Source Han Sans SC, Microsoft YaHei,
-PingFang SC, WenQuanYi, SimHei, ...).  ``label=True`` adds a small label
+Dots, bamboo, the bird and the frame of 白 are pure shapes.  The glyphs
+(numerals, 万, winds, dragons, flowers, the labels) are outlines shipped with
+mjkit (:mod:`mjkit.fonts`, made once from WenQuanYi Micro Hei): every
+character is a filled ``<path class="glyph">``, bold ones stroked in their own
+colour, so a tile looks the same on a machine without any CJK font and never
+writes an SVG ``<text>``.  ``label=True`` adds a small label
 under the face: ``5万``, ``3饼``, ``东``, ``白`` (``lang="zh"``) or ``5m``,
 ``3p``, ``E``, ``White``, ``5f`` (``lang="en"``).  Its size is kept at
 about 7 pixels, so at small sizes it takes a larger share of the tile.
@@ -37,11 +39,11 @@ SVG (``tile_svg``, ``tiles_svg``, ``hand_svg``, ``tile_data_uri``), the
 other adds matplotlib patches to an Axes (``draw_tiles``, ``plot_tiles``,
 ``plot_hand``).  The layouts (dot and stick positions, colours, the bird)
 exist once, so the two pictures cannot drift apart.  The matplotlib side
-needs nothing but matplotlib: glyphs become :class:`~matplotlib.textpath.TextPath`
-patches, which scale with the data like every other shape.  It looks for a
-CJK font matplotlib knows (the same names as :data:`CJK_FONTS`, or
-``font=`` a family name or a font file); without one it draws Latin
-stand-ins (``5`` over ``m``, ``E``, ``R``, ``G``, ``Sp``...) and warns once.
+needs nothing but matplotlib: glyphs are the same shipped outlines as
+:class:`~matplotlib.patches.PathPatch` patches (not stroked: a patch's line
+width is in points, not data units), which scale with the data like every
+other shape.  ``font=`` a family name or font file draws them from that font
+instead, ``font=False`` as Latin stand-ins (``5`` over ``m``, ``E``, ``R``...).
 
 A hand (``hand_svg``, ``plot_hand``): the concealed tiles sorted, a gap,
 the winning tile highlighted, then each meld after a gap (a concealed kong
@@ -76,12 +78,12 @@ import html
 import math
 import numbers
 import os
-import warnings
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from .errors import HandError
 from .errors import short_repr as _short_repr
+from .fonts import has_outline, text_outline
 from .tiles import (
     N_KINDS, TILE_NAMES_EN, TILE_NAMES_ZH, parse_tiles, tile_from_str, tile_index,
     tile_to_str,
@@ -97,7 +99,8 @@ __all__ = [
 
 #: Tile states understood by every drawing function.
 STATES = ("win", "wild", "dim", "exposed", "concealed")
-#: Font families tried for the Chinese glyphs, first found wins.
+#: System CJK families named after mjkit's own in CSS font stacks (:func:`mjkit.fonts.css_stack`)
+#: and tried for the rare text with no shipped outline.
 CJK_FONTS = (
     "Noto Sans CJK SC", "Source Han Sans SC", "Source Han Sans CN", "Microsoft YaHei",
     "PingFang SC", "Hiragino Sans GB", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei",
@@ -106,6 +109,9 @@ CJK_FONTS = (
 )
 #: Size of a tile in drawing units (the SVG viewBox of one tile).
 TILE_WIDTH, TILE_HEIGHT = 30.0, 40.0
+
+# A bold glyph: the outline stroked in its own colour, this share of the em wide.
+_BOLD = 0.05
 
 _CJK_CSS = ", ".join(f"'{f}'" for f in CJK_FONTS[:10]) + ", sans-serif"
 _LATIN_CSS = "'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif"
@@ -580,6 +586,13 @@ def _svg_items(items: Iterable, out: list[str]) -> None:
                        f'stroke="{it.fill}" stroke-width="{_n(it.t)}"/>')
         elif kind is Shape:
             out.append(f'<path d="{_path_d(it.d)}" fill="{it.fill}"/>')
+        elif kind is Text and has_outline(it.text):
+            d, _, _ = text_outline(it.text, it.size)
+            stroke = (f' stroke="{it.fill}" stroke-width="{_n(it.size * _BOLD)}" '
+                      'stroke-linejoin="round"') if it.bold else ""
+            out.append(f'<path class="glyph" data-text="{html.escape(it.text)}" '
+                       f'data-size="{_n(it.size)}" transform="translate({_n(it.x)} {_n(it.y)})" '
+                       f'd="{_path_d(d)}" fill="{it.fill}"{stroke}/>')
         elif kind is Text:
             family = _CJK_CSS if it.font == "cjk" else _LATIN_CSS
             weight = ' font-weight="bold"' if it.bold else ""
@@ -824,40 +837,33 @@ def hand_svg(hand_or_text: Any, *, size: float = 40, lang: str = "zh", label: bo
 # --------------------------------------------------------------------------
 
 _font_cache: dict = {}
-_warned_latin = []
+#: ``font=None``: every glyph from mjkit's shipped outlines (:mod:`mjkit.fonts`).
+_OUTLINES = "outlines"
 
 
 def _mpl_font(font: Any):
-    """FontProperties for the glyphs, or None for the Latin stand-ins."""
+    """What draws the glyphs: :data:`_OUTLINES`, FontProperties, or None (Latin stand-ins)."""
+    if font is None:
+        return _OUTLINES
     if font is False:
         return None
-    if font is not None and not isinstance(font, str):
+    if not isinstance(font, str):
         raise HandError(f"font must be None, False, a family name or a font file, "
                         f"got {_short_repr(font)}")
     if font in _font_cache:
         return _font_cache[font]
     from matplotlib import font_manager
 
-    if font is None:
-        names = {f.name for f in font_manager.fontManager.ttflist}
-        found = next((name for name in CJK_FONTS if name in names), None)
-        fp = None if found is None else font_manager.FontProperties(family=found)
-        if fp is None and not _warned_latin:
-            _warned_latin.append(True)
-            warnings.warn("mjkit.pictures: matplotlib knows no CJK font (tried "
-                          f"{', '.join(CJK_FONTS[:4])}, ...): tiles show Latin letters; "
-                          "pass font= a CJK font family or file", stacklevel=3)
+    if font.lower().endswith((".ttf", ".otf", ".ttc")) or "/" in font or "\\" in font:
+        if not os.path.exists(font):
+            raise HandError(f"font file {_short_repr(font)} not found")
+        fp = font_manager.FontProperties(fname=font)
     else:
-        if font.lower().endswith((".ttf", ".otf", ".ttc")) or "/" in font or "\\" in font:
-            if not os.path.exists(font):
-                raise HandError(f"font file {_short_repr(font)} not found")
-            fp = font_manager.FontProperties(fname=font)
-        else:
-            fp = font_manager.FontProperties(family=font)
-            try:
-                font_manager.findfont(fp, fallback_to_default=False)
-            except ValueError:
-                raise HandError(f"matplotlib knows no font {_short_repr(font)}") from None
+        fp = font_manager.FontProperties(family=font)
+        try:
+            font_manager.findfont(fp, fallback_to_default=False)
+        except ValueError:
+            raise HandError(f"matplotlib knows no font {_short_repr(font)}") from None
     _font_cache[font] = fp
     return fp
 
@@ -929,6 +935,12 @@ def _text_path(it: Text, fp):
     from matplotlib.textpath import TextPath
     from matplotlib.transforms import Affine2D
 
+    if fp is _OUTLINES and has_outline(it.text):
+        d, _, _ = text_outline(it.text, it.size)
+        path = _shape_path(d)
+        return Path(path.vertices + (it.x, it.y), path.codes)
+    if fp is _OUTLINES:     # not a tile's text: matplotlib's own font
+        fp = None
     if it.font == "cjk" and fp is None:
         text, size = it.alt, it.alt_size or it.size
         if not text:
@@ -1027,9 +1039,9 @@ def draw_tiles(ax, tiles: str | Iterable[int | str], x: float = 0.0, y: float = 
     states : str or sequence, optional
         As in :func:`tiles_svg`.
     font : None, False, str
-        None: the first CJK font matplotlib knows (:data:`CJK_FONTS`), or
-        Latin stand-ins with a warning if there is none; a family name or a
-        font file; False: the Latin stand-ins.
+        None: mjkit's shipped outlines (no font needed, the same shapes as the
+        SVG); a family name or a font file: the glyphs from that font; False:
+        Latin stand-ins (``5`` over ``m``, ``E``, ``R``...).
 
     Returns
     -------

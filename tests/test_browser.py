@@ -113,6 +113,10 @@ def _drive(app_url, tmp_path, results):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 1400})
+            # the page asks nothing of another site (no CDN): every request is the server's
+            elsewhere = []
+            page.on("request", lambda r: elsewhere.append(r.url)
+                    if not r.url.startswith((app_url, "data:", "blob:")) else None)
             # the kernel runs the app notebook first (scoring kernels load): be patient
             page.goto(app_url, timeout=180_000)
             page.get_by_text("组牌 Hand builder").click(timeout=180_000)
@@ -131,6 +135,14 @@ def _drive(app_url, tmp_path, results):
             assert "一色三步高" in text and "合计" in text
             assert page.locator(".mjkit-hand-tile").count() == 14
             page.screenshot(path=str(shots / "hand_builder.png"), full_page=True)
+            # mjkit's own CJK web font came with the page, and the widgets use it
+            faces = page.evaluate("document.fonts.ready.then(() => Array.from(document.fonts)"
+                                  ".filter(f => f.family.includes('mjkit CJK'))"
+                                  ".map(f => f.status))")
+            assert faces == ["loaded"], faces
+            family = page.evaluate("getComputedStyle(document.querySelector("
+                                   "'.mjkit-fan-view')).fontFamily")
+            assert family.startswith(("'mjkit CJK'", '"mjkit CJK"')), family
             # the first tab is the quiz: its question is on the page
             page.get_by_text("测验 Quiz").click()
             page.get_by_text("这手牌").first.wait_for(timeout=30_000)
@@ -150,6 +162,7 @@ def _drive(app_url, tmp_path, results):
             copies = list(results.iterdir())
             assert len(copies) == 1 and copies[0].name.startswith("quiz-3-medium-")
             assert copies[0].read_bytes() == got
+            assert elsewhere == [], f"requests to other sites: {elsewhere}"
         finally:
             browser.close()
     assert (shots / "hand_builder.png").stat().st_size > 10_000

@@ -27,7 +27,10 @@ def groups(root, cls):
 
 
 def texts(root):
-    return [t.text for t in root.iter(SVG + "text")]
+    """The text a picture shows, in order: its glyph outlines (``data-text``) and any
+    ``<text>`` (tiles write none, see test_no_tile_writes_svg_text)."""
+    return [t.get("data-text") if t.tag == SVG + "path" else t.text for t in root.iter()
+            if t.tag == SVG + "text" or (t.tag == SVG + "path" and t.get("class") == "glyph")]
 
 
 # --------------------------------------------------------------------------
@@ -104,11 +107,32 @@ def test_faces_show_the_chinese_glyphs():
         assert texts(parse(P.tile_svg(34 + k, label=False))) == [str(k % 4 + 1), glyph]
 
 
-def test_glyph_fonts_are_a_cjk_list():
-    svg = P.tile_svg("C", label=False)
-    family = parse(svg).find(f".//{SVG}text").get("font-family")
-    assert "Noto Sans CJK SC" in family and "Microsoft YaHei" in family
-    assert family.endswith("sans-serif")
+def test_no_tile_writes_svg_text():
+    """Every glyph is a shipped outline: nothing is left to the viewer's fonts."""
+    from mjkit.fonts import text_outline
+
+    docs = [P.tile_svg(i, lang=lang, label=label, state=state)
+            for i in range(42) for lang in ("zh", "en") for label in (True, False)
+            for state in (None, "win", ("wild", "dim"))]
+    docs += [P.hand_svg("[123m]{EEEE}456p789s1p 1p | flowers=1f3f", wild="5p"),
+             P.hand_svg("123m456p789s55mEE E | flowers=2"),
+             P.hand_svg("123m456p789s55mEE E | flowers=2", lang="en"),
+             P.tiles_svg("19m19p19sESWNPFC12345678f", size=24)]
+    shown = 0
+    for svg in docs:
+        root = parse(svg)
+        assert root.find(f".//{SVG}text") is None
+        for g in root.iter(SVG + "path"):
+            if g.get("class") == "glyph":
+                shown += 1
+                d, _, _ = text_outline(g.get("data-text"), float(g.get("data-size")))
+                want = P._path_d(d)    # data-size is rounded: compare within 1%
+                assert re.sub(r"[-\d.]+", "", g.get("d")) == re.sub(r"[-\d.]+", "", want)
+                got = [float(v) for v in re.findall(r"-?[\d.]+", g.get("d"))]
+                exp = [float(v) for v in re.findall(r"-?[\d.]+", want)]
+                assert len(got) == len(exp) and all(abs(a - b) <= 0.02 + 0.01 * abs(b)
+                                                    for a, b in zip(got, exp))
+    assert shown > 42 * 4 * 3
 
 
 def test_labels_in_chinese_and_english():
@@ -124,8 +148,9 @@ def test_labels_in_chinese_and_english():
 
 def test_label_stays_readable_at_small_sizes():
     def label_size(px):
-        node = parse(P.tile_svg("5m", size=px)).findall(f".//{SVG}text")[-1]
-        return float(node.get("font-size")) * px / 40   # in pixels
+        node = [g for g in parse(P.tile_svg("5m", size=px)).iter(SVG + "path")
+                if g.get("class") == "glyph"][-1]
+        return float(node.get("data-size")) * px / 40   # in pixels
 
     assert label_size(24) >= 6.5 and label_size(48) >= 6.5
     # the face shrinks to make room, but not below two thirds
@@ -402,12 +427,27 @@ def test_matplotlib_plot_tiles_and_errors(ax):
         P.draw_tiles(ax, "1m", font=3)
 
 
-def test_matplotlib_auto_font_draws_glyphs_or_latin_stand_ins(ax):
+def test_matplotlib_draws_the_shipped_outlines_without_any_cjk_font(ax, monkeypatch):
+    """With no CJK font known to matplotlib, the default draws the same outlines as the
+    SVG, with no warning."""
     import warnings
 
+    from matplotlib import font_manager
+
+    from mjkit.fonts import text_outline
+
+    cjk = ("CJK", "Hei", "WenQuanYi", "YaHei", "PingFang", "Han", "Droid", "mjkit")
+    monkeypatch.setattr(font_manager.fontManager, "ttflist",
+                        [f for f in font_manager.fontManager.ttflist
+                         if not any(w in f.name for w in cjk)])
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        drawn = P.draw_tiles(ax, "5mEC", font=None)
+        warnings.simplefilter("error")
+        drawn = P.draw_tiles(ax, "5mEC1f", font=None)
     assert [len(a) for a in drawn] == [
-        leaves(P._tile_items(t, frozenset(), "zh", True, 6.0)) for t in (4, 27, 33)]
+        leaves(P._tile_items(t, frozenset(), "zh", True, 6.0)) for t in (4, 27, 33, 34)]
+    # the 东 of the East tile: its patch holds the outline's points, moved and scaled
+    d, _, _ = text_outline("东", 23)
+    want = P._shape_path(d).vertices
+    sizes = [len(p.get_path().vertices) for p in drawn[1]]
+    assert len(want) in sizes
     ax.figure.canvas.draw()

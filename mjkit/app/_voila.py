@@ -16,6 +16,9 @@ Started as ``python -m mjkit.app`` with the options in the environment
   can collide).
 - :class:`ClassroomVoilaHandler`: beyond the cap, a "the class is full"
   page (HTTP 503, ``Retry-After``), no kernel.
+- The page links nothing from another site (Voila's Font Awesome CDN links are
+  dropped: its bundle carries the icons) and carries mjkit's CJK web font itself
+  (:func:`page_filter`), so Chinese text shows on a device without a CJK font.
 - No tracebacks to visitors, no file served from the package folder, no
   template or theme chosen by the URL, no config file read from the
   current directory.
@@ -23,7 +26,9 @@ Started as ``python -m mjkit.app`` with the options in the environment
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sys
 import tempfile
 import uuid
@@ -36,6 +41,7 @@ from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
 from .. import messages as M
+from ..fonts import font_face_css
 from . import NOTEBOOK
 from .server import AppOptions, from_env, host_allowed
 
@@ -133,10 +139,39 @@ class _SeatedManager:
         return getattr(self._manager, name)
 
 
+# Voila's lab template links Font Awesome from a CDN although its own bundle carries it:
+# offline the page would wait for it, and a visitor's browser would call a third party.
+_CDN_LINK = re.compile(r'<link\b[^>]*\bhref="https?://[^"]*"[^>]*>\s*', re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1)
+def _head_extra() -> str:
+    """What the page's ``<head>`` gets: mjkit's CJK web font, carried by the page itself."""
+    return font_face_css("body, .jupyter-widgets, .widget-label, .widget-html-content, "
+                         ".widget-button, .widget-toggle-button, .lm-TabBar-tabLabel",
+                         jupyter=True)
+
+
+def page_filter(chunk):
+    """A chunk of the app page as sent: no stylesheet from another site, and mjkit's web
+    font added to the head (str or bytes in, the same type out)."""
+    raw = isinstance(chunk, (bytes, bytearray))
+    text = chunk.decode("utf-8") if raw else chunk
+    if not isinstance(text, str):
+        return chunk
+    text = _CDN_LINK.sub("", text)
+    if "</head>" in text:
+        text = text.replace("</head>", _head_extra() + "</head>", 1)
+    return text.encode("utf-8") if raw else text
+
+
 class ClassroomVoilaHandler(TornadoVoilaHandler):
     """The app page: a kernel per visitor while seats last, else the class-full page."""
 
     _seat = None
+
+    def write(self, chunk):
+        super().write(page_filter(chunk))
 
     @property
     def kernel_manager(self):

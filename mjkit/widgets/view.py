@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from .. import messages as M
 from ..errors import HandError
+from ..fonts import css_stack
 from ..tiles import tile_from_str, tile_to_str
 
 __all__ = ["FanView", "fan_view", "percent"]
@@ -113,7 +114,7 @@ class FanView:
     def to_html(self):
         lang = self.state.lang
         e = html.escape
-        parts = ['<div class="mjkit-fanview" style="font-family: sans-serif">']
+        parts = [f'<div class="mjkit-fanview" style="font-family:{css_stack()}">']
         if self.notation:
             parts.append(self._tiles_html())
             parts.append(f'<div style="color:#555;font-size:90%">{e(self.notation)}</div>')
