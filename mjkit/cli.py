@@ -1,4 +1,6 @@
-"""The ``mjkit`` command line: ``python -m mjkit score|fans|simulate|notebooks``.
+"""The ``mjkit`` command line: ``python -m mjkit COMMAND``.
+
+Commands: score, waits, distance, targets, advise, fans, simulate, notebooks, app.
 
 Examples::
 
@@ -9,7 +11,18 @@ Examples::
     python -m mjkit waits "123m234m345m678m9m" --rules dazhong32 --lianla 2
     python -m mjkit fans --rules dazhong32
     python -m mjkit simulate --rules dazhong32 --levels 0-8 --hands 100000 --seed 1 --out results.csv
+    python -m mjkit distance "123m234m345m67m99s" --seat S --round E --lang zh
     python -m mjkit notebooks
+    python -m mjkit notebooks --port 8890 --no-browser    # options go to Jupyter Lab
+
+Options shared by several sub-commands have one name, default and help in all
+of them (``--rules``, ``--lianla``, ``--wild``, ``--seat``, ``--round``,
+``--visible``, ``--seed``, ``--lang``, ``--json``: the ``_add_*`` helpers
+below); ``--seat-wind`` and ``--round-wind`` are aliases of ``--seat`` and
+``--round``.  A default that differs says why in its help: the planning
+commands (distance, targets, advise) default to dazhong32 and English, as
+their Python functions do, and simulate to dazhong32, its study's game.
+``notebooks`` adds ``--allow-root`` when run as root.
 
 Exit status: 0 on success, 1 when the tiles do not form a complete hand (or
 a command cannot do its work), 2 for bad input (an invalid hand, an unknown
@@ -23,6 +36,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -72,8 +86,8 @@ def _situation(args):
     """Keyword situation for :func:`mjkit.score` from the options given."""
     situation = {
         "self_drawn": args.self_drawn, "last_copy": args.last_copy, "kong": args.kong,
-        "last_wall": args.last_wall, "seat_wind": args.seat, "round_wind": args.round,
-        "flowers": args.flowers, "win_tile": getattr(args, "win_tile", None),
+        "last_wall": args.last_wall, "flowers": args.flowers,
+        "win_tile": getattr(args, "win_tile", None), **_winds(args),
     }
     for name in _FIRST_TURN:
         if getattr(args, name):
@@ -216,12 +230,11 @@ def _reach_common(sub, name, help_, description):
     p.add_argument("--min-fans", type=_checked(_count_arg("min_fans", 0, 2**31 - 1)),
                    default=None, metavar="T",
                    help="counted fans to reach, 连拉 included (default: the rule set's minimum)")
-    p.add_argument("--rules", default="dazhong32", help="rule set (default: dazhong32)")
-    p.add_argument("--lianla", type=_checked(_level_arg), default=0, metavar="N",
-                   help="连N拉N level (0..1000, the dealer only)")
-    p.add_argument("--visible", metavar="TILES", help="tiles seen elsewhere (discards, melds)")
-    p.add_argument("--lang", choices=("zh", "en"), default="en")
-    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    _add_rules(p, "dazhong32", _PLAN_RULES_WHY)
+    _add_lianla(p)
+    _add_visible(p)
+    _add_lang(p, "en", _PLAN_LANG_WHY)
+    _add_json(p)
     return p
 
 
@@ -229,8 +242,7 @@ def _cmd_distance(args):
     import mjkit
 
     d = mjkit.distance_to(" ".join(args.hand), args.min_fans, args.rules, lianla=args.lianla,
-                          visible=args.visible, seat_wind=args.seat_wind,
-                          round_wind=args.round_wind, examples=args.examples)
+                          visible=args.visible, examples=args.examples, **_winds(args))
     if args.json:
         print(json.dumps({"hand": d.hand, "rules": d.rules, "min_fans": d.min_fans,
                           "lianla": d.lianla, "distance": d.distance, "fit": d.fit,
@@ -271,8 +283,8 @@ def _cmd_advise(args):
 
     adv = mjkit.advise(" ".join(args.hand), args.rules, lianla=args.lianla,
                        draws_left=args.draws, visible=args.visible, wild=args.wild,
-                       mode=args.mode, min_fans=args.min_fans, seat_wind=args.seat_wind,
-                       round_wind=args.round_wind, top_targets=args.top_targets)
+                       mode=args.mode, min_fans=args.min_fans, top_targets=args.top_targets,
+                       **_winds(args))
     if args.json:
         def num(x):
             return None if math.isnan(x) else x
@@ -452,6 +464,39 @@ def _cmd_simulate(args):
 # notebooks
 # --------------------------------------------------------------------------
 
+def _running_as_root():
+    """True when the effective user is root (uid 0); never on Windows (no ``os.geteuid``)."""
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is not None and geteuid() == 0
+
+
+def _gives_allow_root(options):
+    """True when Jupyter options already say ``--allow-root`` (or ``--ServerApp.allow_root``)."""
+    return any(o == "--allow-root" or o.split("=", 1)[0].endswith(".allow_root")
+               for o in options)
+
+
+def _notebooks_argv(command, folder, options):
+    """The whole command line of ``mjkit notebooks``: Jupyter Lab on the folder, then
+    ``--allow-root`` when run as root (Jupyter Lab refuses root otherwise) unless the
+    options give it, then the options passed through, in their order."""
+    options = list(options)
+    if "--" in options:             # mjkit's separator: what follows is Jupyter's
+        options.remove("--")        # (the first one only; later ones are Jupyter's)
+    root = ["--allow-root"] if _running_as_root() and not _gives_allow_root(options) else []
+    return [*command, str(folder), *root, *options]
+
+
+def _shell_line(argv):
+    """``argv`` as one line a shell of this system reads back as the same command."""
+    return subprocess.list2cmdline(argv) if os.name == "nt" else shlex.join(argv)
+
+
+def _launch(argv):
+    """Run ``argv`` and wait for it; its exit status (the tests replace this function)."""
+    return subprocess.call(argv)
+
+
 def _cmd_notebooks(args):
     from .locations import SOURCE_ROOT
 
@@ -469,9 +514,10 @@ def _cmd_notebooks(args):
               "    pip install -e \".[lab]\"\n"
               "then run  python -m mjkit notebooks  (or  jupyter lab notebooks/).")
         return NOT_WIN
-    print(f"Starting Jupyter Lab in {folder} ...", flush=True)
+    argv = _notebooks_argv(command, folder, getattr(args, "jupyter_options", ()))
+    print(f"Starting Jupyter Lab: {_shell_line(argv)}", flush=True)
     try:
-        return subprocess.call([*command, str(folder)])
+        return _launch(argv)
     except KeyboardInterrupt:
         return 130
     except OSError as exc:
@@ -488,7 +534,7 @@ def _cmd_app(args):
     opts = server.check_options(port=args.port, seed=args.seed, questions=args.questions,
                                 difficulty=args.difficulty, lang=args.lang,
                                 results=args.results, idle_timeout=args.idle_timeout,
-                                max_kernels=args.max_kernels)
+                                max_kernels=args.max_kernels, ip=args.host)
     if importlib.util.find_spec("voila") is None:
         print("Voila is not installed. Install the app extra, from the repository root:\n"
               "    pip install -e \".[app]\"\nthen run  python -m mjkit app", file=sys.stderr)
@@ -556,15 +602,119 @@ def _wild_arg(text):
     return text
 
 
+def _lang_arg(text):
+    from . import validate
+
+    return validate.lang(text, "--lang")
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser of a sub-command.  One whose ``passes_through`` names a destination
+    (``notebooks``) keeps the options it does not know there, in their order, for the
+    program it starts; every other sub-command refuses them as before (``unrecognized
+    arguments``, status 2).  ``--help`` is still the sub-command's own."""
+
+    passes_through = None
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if self.passes_through:
+            setattr(namespace, self.passes_through, extras)
+            extras = []
+        return namespace, extras
+
+
+# --------------------------------------------------------------------------
+# options shared by several sub-commands: one helper each, so that every
+# sub-command spells them alike (name, destination, default, metavar, help).
+# A default that must differ is given with the reason, which its help states.
+# --------------------------------------------------------------------------
+
+def _with_default(text, default, why=None):
+    return f"{text} (default: {default}: {why})" if why else f"{text} (default: {default})"
+
+
+def _add_rules(p, default="gb", why=None, *, study=False):
+    """``--rules``.  ``study``: simulate's, None when not given (so that ``--default``
+    can refuse it), the default being applied by the command."""
+    p.add_argument("--rules", default=None if study else default, metavar="RULES",
+                   help=_with_default("rule set: gb, dazhong or dazhong32", default, why))
+
+
+def _add_lianla(p):
+    p.add_argument("--lianla", type=_checked(_level_arg), default=0, metavar="N",
+                   help=_with_default("dealer streak level 连N拉N (dazhong32, 0..1000, the "
+                                      "dealer only): adds 4N toward the bar", 0))
+
+
+_WILD_HELP = "the wild tile (财神) of the game, e.g. P"
+
+
+def _add_wild(p, *, dealt=False):
+    """``--wild``.  ``dealt``: simulate's, which deals the games itself and so also takes
+    ``turned`` (a new wild tile each hand) and ``none`` (checked by the study)."""
+    if dealt:
+        p.add_argument("--wild", default=None, metavar="TILE",
+                       help=_WILD_HELP + "; the simulator deals the wall, so also 'turned' (a "
+                            "tile turned up from the back of the wall, each hand) or 'none' "
+                            "(default: the rule set's table: turned for dazhong32, else none)")
+    else:
+        p.add_argument("--wild", type=_checked(_wild_arg), default=None, metavar="TILE",
+                       help=_with_default(_WILD_HELP, "none"))
+
+
+def _add_winds(p):
+    """``--seat`` and ``--round`` (destinations ``seat_wind``, ``round_wind``, the names of
+    the Python API); ``--seat-wind`` and ``--round-wind`` are hidden aliases (the names
+    distance and advise had).  None when not given: the hand's ``| seat=`` situation or
+    the API's default, E, applies."""
+    for name, dest, what in (("seat", "seat_wind", "seat wind (门风)"),
+                             ("round", "round_wind", "prevalent wind (圈风)")):
+        wind = _checked(_wind_arg(dest))
+        p.add_argument(f"--{name}", dest=dest, type=wind, default=None, metavar="WIND",
+                       help=_with_default(f"{what}: E S W N; also --{name}-wind", "E"))
+        p.add_argument(f"--{name}-wind", dest=dest, type=wind, default=None, metavar="WIND",
+                       help=argparse.SUPPRESS)
+
+
+def _winds(args):
+    """The winds given on the command line, as keywords of the Python API."""
+    return {k: getattr(args, k) for k in ("seat_wind", "round_wind")
+            if getattr(args, k, None) is not None}
+
+
+def _add_visible(p):
+    p.add_argument("--visible", metavar="TILES", default=None,
+                   help="tiles seen elsewhere (discards, melds)")
+
+
+def _add_seed(p, *, study=False):
+    """``--seed``.  ``study``: simulate's, None when not given (see :func:`_add_rules`)."""
+    p.add_argument("--seed", type=int, default=None if study else 0, metavar="N",
+                   help=_with_default("random seed, a whole number from 0: the same seed "
+                                      "gives the same results", 0))
+
+
+def _add_lang(p, default="zh", why=None):
+    p.add_argument("--lang", type=_checked(_lang_arg), default=default, metavar="{zh,en}",
+                   help=_with_default("language of the output: zh or en", default, why))
+
+
+def _add_json(p):
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+# The planning commands (distance, targets, advise) default to what their Python
+# functions default to: the 大众32番连拉 bar, and the English summary.
+_PLAN_RULES_WHY = "the game whose 32-fan bar these plans are made for, as in the Python API"
+_PLAN_LANG_WHY = "the report is the Python API's summary(), English unless asked"
+
+
 def _add_game_options(p):
     """Rule set, game options, situation and output options shared by score and waits."""
-    p.add_argument("--rules", default="gb",
-                   help="rule set: gb, dazhong or dazhong32 (default: gb)")
-    p.add_argument("--lianla", type=_checked(_level_arg), default=0, metavar="N",
-                   help="dealer streak level 连N拉N (dazhong32, 0..1000, the dealer only): "
-                        "adds 4N toward the bar")
-    p.add_argument("--wild", type=_checked(_wild_arg), metavar="TILE",
-                   help="the wild tile (财神) of the game, e.g. P")
+    _add_rules(p)
+    _add_lianla(p)
+    _add_wild(p)
     p.add_argument("--wait-rule", choices=("unique", "leftmost"), default="unique",
                    help="wait fans on a sole wait (国标, default) or read from the left "
                         "as the old 联众 client does")
@@ -576,17 +726,13 @@ def _add_game_options(p):
                    help="won on a kong replacement (杠上开花) or robbing a kong (抢杠和)")
     p.add_argument("--last-wall", action=flag, default=None,
                    help="won on the last tile of the wall (妙手回春 / 海底捞月)")
-    p.add_argument("--seat", type=_checked(_wind_arg("seat_wind")), metavar="WIND",
-                   help="seat wind (门风): E S W N")
-    p.add_argument("--round", type=_checked(_wind_arg("round_wind")), metavar="WIND",
-                   help="prevalent wind (圈风): E S W N")
+    _add_winds(p)
     p.add_argument("--flowers", type=_checked(_flowers_arg), metavar="N|TILES",
                    help="flowers: a count 0..8 or tiles like 1f3f")
     for name, help_text in _FIRST_TURN.items():
         p.add_argument("--" + name.replace("_", "-"), action="store_true", help=help_text)
-    p.add_argument("--lang", choices=("zh", "en"), default="zh",
-                   help="language of the report (default: zh)")
-    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    _add_lang(p)
+    _add_json(p)
 
 
 def build_parser():
@@ -602,7 +748,7 @@ def build_parser():
                "tile is the winning tile; after '|' the situation, e.g. "
                "'| self_drawn seat=S flowers=2'.")
     parser.add_argument("--version", action="version", version=f"mjkit {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
     sc = sub.add_parser(
@@ -623,7 +769,7 @@ def build_parser():
         description="Every winning tile of a ready hand: unseen copies, fans, total and "
                     "whether the win is legal at the 连拉 level.")
     wa.add_argument("hand", nargs="+", help='the 13 tiles before the win, e.g. "123m234m345m678m9m"')
-    wa.add_argument("--visible", metavar="TILES", help="tiles seen elsewhere (discards, melds)")
+    _add_visible(wa)
     _add_game_options(wa)
     wa.set_defaults(func=_cmd_waits)
 
@@ -632,12 +778,9 @@ def build_parser():
         "Fewest exchanges to a complete hand whose counted fans reach T (exact for closed "
         "hands), with example targets: what to keep, let go and draw.  The first use of a "
         "rule set builds its value index (a few minutes, then cached).")
-    di.add_argument("--seat-wind", type=_checked(_wind_arg("seat_wind")), default="E",
-                    metavar="WIND")
-    di.add_argument("--round-wind", type=_checked(_wind_arg("round_wind")), default="E",
-                    metavar="WIND")
+    _add_winds(di)
     di.add_argument("--examples", type=_checked(_count_arg("examples", 1, 50)), default=3,
-                    metavar="K")
+                    metavar="K", help="example targets to show, 1..50 (default: 3)")
     di.set_defaults(func=_cmd_distance)
 
     ta = _reach_common(
@@ -645,7 +788,7 @@ def build_parser():
         "Named fan combinations reaching the bar (fan table and seed 000), ranked for a "
         "closed hand by distance and ways to draw the missing tiles.")
     ta.add_argument("--top", type=_checked(_count_arg("top", 0, 10_000)), default=8,
-                    metavar="K", help="rows to show")
+                    metavar="K", help="rows to show (default: 8)")
     ta.set_defaults(func=_cmd_targets)
 
     ad = _reach_common(
@@ -657,25 +800,20 @@ def build_parser():
     ad.add_argument("--draws", type=_checked(_count_arg("draws_left", 0, 200)), default=None,
                     metavar="N", help="draws left (default: estimated from the visible tiles, "
                                       "17 with none)")
-    ad.add_argument("--wild", type=_checked(_wild_arg), metavar="TILE",
-                    help="the wild tile (财神), e.g. P")
+    _add_wild(ad)
     ad.add_argument("--mode", choices=("deep", "exact", "graph", "fast"), default="deep",
                     help="search: deep (default), exact (up to 4 draws), graph or fast "
                          "(the simulator's rating, a calibrated estimate)")
-    ad.add_argument("--seat", "--seat-wind", dest="seat_wind",
-                    type=_checked(_wind_arg("seat_wind")), default="E", metavar="WIND")
-    ad.add_argument("--round", "--round-wind", dest="round_wind",
-                    type=_checked(_wind_arg("round_wind")), default="E", metavar="WIND")
+    _add_winds(ad)
     ad.add_argument("--top-targets", type=_checked(_count_arg("top_targets", 0, 50)),
                     default=3, metavar="K", help="targets per discard (default: 3)")
     ad.set_defaults(func=_cmd_advise)
 
     fa = sub.add_parser("fans", help="list the fans of a rule set",
                         description="Print the fan catalogue of a rule set.")
-    fa.add_argument("--rules", default="gb", help="rule set (default: gb)")
-    fa.add_argument("--lang", choices=("zh", "en"), default="zh",
-                    help="language of the headings (default: zh)")
-    fa.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    _add_rules(fa)
+    _add_lang(fa)
+    _add_json(fa)
     fa.set_defaults(func=_cmd_fans)
 
     si = sub.add_parser(
@@ -685,12 +823,13 @@ def build_parser():
                     "P(drawn out), the mean turn of the win and the streak chain; write the "
                     "tables (CSV + JSON with every parameter) and a plot.  Same seed, same "
                     "numbers.")
-    si.add_argument("--rules", default=None, help="rule set (default: dazhong32)")
+    # the study options are None when not given, so that --default can refuse them
+    _add_rules(si, "dazhong32", "the study is of 大众32番连拉's dealer streaks", study=True)
     si.add_argument("--levels", default=None, metavar="LEVELS",
                     help="levels to play, e.g. 0-8 (default), 0,2,5 or 0-3,8")
     si.add_argument("--hands", type=int, default=None, metavar="N",
                     help="hands per level (default: 10000)")
-    si.add_argument("--seed", type=int, default=None, help="random seed (default: 0)")
+    _add_seed(si, study=True)
     si.add_argument("--dealer-policy", default=None, metavar="NAME",
                     help="the dealer's policy: value, efficiency, break, strong or "
                          "strong_break (default: value)")
@@ -710,11 +849,8 @@ def build_parser():
     si.add_argument("--dealer-draws", type=int, default=None, metavar="D",
                     help="the hand is drawn out after the dealer's D own draws (the one-player "
                          "reach study: --solitaire --no-claims --exhaust 144 --dealer-draws 15 "
-                         "--dealer-policy strong)")
-    si.add_argument("--wild", default=None, metavar="TILE",
-                    help="wild tiles (财神): 'turned' (a tile turned up from the back of the "
-                         "wall each hand), a fixed kind such as P, or 'none' (default: the "
-                         "rule set's table: turned for dazhong32, else none)")
+                         "--dealer-policy strong; default: no such limit)")
+    _add_wild(si, dealt=True)
     si.add_argument("--chunk", type=int, default=None, metavar="N",
                     help="hands per task and per checkpoint file (default: 5000)")
     si.add_argument("--checkpoint", metavar="DIR",
@@ -735,27 +871,43 @@ def build_parser():
                     help="play the default study (mjkit.sim.DEFAULT_STUDY) and save it as "
                          "data/results/default.* (what mjkit.sim.default_study() loads)")
     si.add_argument("--no-progress", action="store_true", help="no progress bar")
-    si.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    _add_json(si)
     si.set_defaults(func=_cmd_simulate)
 
-    nb = sub.add_parser("notebooks", help="open the teaching notebooks in Jupyter Lab",
-                        description="Open the notebooks folder with Jupyter Lab.")
-    nb.set_defaults(func=_cmd_notebooks)
+    nb = sub.add_parser(
+        "notebooks", help="open the teaching notebooks in Jupyter Lab",
+        usage="%(prog)s [-h] [JUPYTER-LAB OPTION ...] [-- JUPYTER-LAB ARGUMENT ...]",
+        allow_abbrev=False,     # --he is Jupyter's to read, not an abbreviation of --help
+        description="Open the notebooks folder with Jupyter Lab.  Every other option is "
+                    "passed to Jupyter Lab in its order, e.g. --port 8890 --no-browser, and "
+                    "so is everything after --  (-- --help shows Jupyter Lab's help).  Run "
+                    "as root (a container, a VM), it adds --allow-root, which Jupyter Lab "
+                    "needs then.  It prints the command before it starts it.")
+    nb.passes_through = "jupyter_options"
+    nb.set_defaults(func=_cmd_notebooks, jupyter_options=[])
 
     ap = sub.add_parser("app", help="serve the classroom quiz and hand builder (Voila)",
                         description="Serve the quiz and the hand builder as a web page with "
                                     "Voila; every student opening it gets the same questions "
-                                    "for the same --seed.")
+                                    "for the same --seed, their answers go into a class "
+                                    "database in --results, and the teacher's page (its link "
+                                    "is printed) shows the class live.")
+    ap.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                    help="where to listen: 127.0.0.1 (this machine only, the default), "
+                         "0.0.0.0 (every interface: students' own devices on the LAN) or "
+                         "one address of this machine; beyond 127.0.0.1 students need the "
+                         "class code the server prints")
     ap.add_argument("--port", type=int, default=8866,
-                    help="port on 127.0.0.1 (default: 8866); only the host names "
-                         "127.0.0.1 and localhost are answered")
-    ap.add_argument("--seed", type=int, default=0, help="quiz seed, 0..10**9 (default: 0)")
+                    help="port (default: 8866); only this machine's own host names and "
+                         "addresses are answered")
+    _add_seed(ap)
     ap.add_argument("--questions", type=int, default=10, help="questions, 1..200 (default: 10)")
     ap.add_argument("--difficulty", default="medium", help="easy, medium or hard")
-    ap.add_argument("--lang", default="zh", help="zh or en (default: zh)")
+    _add_lang(ap)
     ap.add_argument("--results", metavar="DIR",
-                    help="folder for the teacher's copies of the quiz results, one CSV per "
-                         "student's quiz (default: ./mjkit-results; never inside the package)")
+                    help="folder of the class database (one SQLite file per run, every "
+                         "student's answers; default: ./mjkit-results; never inside the "
+                         "package)")
     ap.add_argument("--idle-timeout", type=int, default=600, metavar="SECONDS",
                     help="stop a student's kernel (about 220 MB) after this long idle with no "
                          "browser connected, 10..86400 (default: 600)")

@@ -207,6 +207,35 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "app.full.body": ("所有座位都有人了。请一分钟后刷新本页（有同学关闭页面后就会空出座位）。",
                       "Every seat is taken. Please reload this page in a minute: a seat frees "
                       "when a student\ncloses the tab."),
+    # ---- the join page and the teacher's page (mjkit.app.teacher)
+    "app.join.title": ("加入课堂", "Join the class"),
+    "app.join.code": ("课堂代码", "Class code"),
+    "app.join.name": ("你的名字", "Your name"),
+    "app.join.seat": ("座位号（可不填）", "Seat number (optional)"),
+    "app.join.go": ("加入", "Join"),
+    "app.join.bad_code": ("课堂代码不对，请看老师的屏幕。", "That is not the class code: look at "
+                          "the teacher's screen."),
+    "app.join.bad_name": ("请填写名字（1到40个字）。", "Please give a name (1 to 40 characters)."),
+    "app.join.slow_down": ("尝试次数太多，请稍后再试。", "Too many tries: wait a few minutes."),
+    "app.teacher.title": ("教师页面", "Teacher's page"),
+    "app.teacher.join": ("扫码或打开网址加入", "Scan or open the address to join"),
+    "app.teacher.students": ("学生", "Students"),
+    "app.teacher.joined": ("已加入 {n} 人", "{n} joined"),
+    "app.teacher.columns": (("座位", "名字", "已答", "答对", "得分"),
+                            ("seat", "name", "answered", "right", "score")),
+    "app.teacher.questions": ("各题", "Questions"),
+    "app.teacher.qcolumns": (("题", "类型", "手牌", "答案", "已答", "答对率", "常见错答"),
+                             ("question", "kind", "hand", "answer", "answered", "right",
+                              "common wrong answers")),
+    "app.teacher.rates": ("各题答对率", "Share right per question"),
+    "app.teacher.download": ("下载结果", "Download the results"),
+    "app.teacher.none": ("还没有人作答。", "No answers yet."),
+    "app.teacher.updated": ("每2秒自动更新", "updates every 2 seconds"),
+    "app.teacher.denied": ("需要教师链接（见服务器终端）。", "This page needs the teacher's link "
+                           "(printed in the server's terminal)."),
+    "quiz_widget.recorded": ("已记录", "recorded"),
+    "quiz_widget.not_recorded": ("记录失败，请告诉老师", "not recorded: tell the teacher"),
+    "quiz_widget.student": ("学生：{name}", "Student: {name}"),
 }
 
 

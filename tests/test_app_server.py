@@ -120,8 +120,16 @@ def test_host_allow_list():
     for spoof in ("attacker.example", "127.0.0.1.attacker.example", "localhost.evil", "",
                   "0.0.0.0", "[::1]"):
         assert not server.host_allowed(spoof, hosts)
-    with pytest.raises(HandError, match="only on 127.0.0.1"):
-        server.check_options(ip="0.0.0.0", create=False)
+    # a LAN server answers this machine's own names and addresses, never another name
+    lan = server.allowed_hosts("0.0.0.0")
+    assert {"127.0.0.1", "localhost"} <= lan and "0.0.0.0" not in lan
+    assert server.check_options(ip="0.0.0.0", create=False).needs_code
+    assert not server.check_options(ip="localhost", create=False).needs_code
+    for spoof in ("attacker.example", "0.0.0.0", "", "192.0.2.1.nip.io"):
+        assert not server.host_allowed(spoof, lan)
+    for bad in ("203.0.113.7", "example.org", "::", 7):
+        with pytest.raises(HandError, match="--host must be"):
+            server.check_options(ip=bad, create=False)
 
 
 def test_options_travel_in_the_environment(tmp_path):
@@ -133,7 +141,14 @@ def test_options_travel_in_the_environment(tmp_path):
     assert server.from_env(env) == opts
     s = server.notebook_settings(env)
     assert s == {"n": 3, "seed": 5, "difficulty": "easy", "lang": "en",
-                 "results_dir": tmp_path / "r"}
+                 "results_dir": tmp_path / "r", "db": None, "student": None}
+    # the student comes from the page's query (Voila's QUERY_STRING), checked
+    q = server.notebook_settings({**env, "QUERY_STRING": "name=%E5%B0%8F%E6%98%8E&seat=7&"
+                                  "session=abcdefghijklmnopqrstuvwx"})
+    assert q["student"] == {"name": "小明", "seat": 7, "session": "abcdefghijklmnopqrstuvwx"}
+    for bad in ("name=&session=abcdefghijklmnopqrstuvwx", "name=A&session=short",
+                "name=A&session=abcdefghij%2F..%2Fklmnopqrstu", "x" * 3000):
+        assert server.notebook_settings({**env, "QUERY_STRING": bad})["student"] is None
     assert server.notebook_settings({})["results_dir"] is None     # a plain notebook
     with pytest.raises(HandError, match="damaged"):
         server.from_env({"MJKIT_APP_OPTIONS": "{not json"})
@@ -463,9 +478,13 @@ def test_sigterm_stops_voila_and_every_kernel(app):
     assert app.proc.wait(timeout=45) == 128 + signal.SIGTERM
     _, alive = psutil.wait_procs(tree, timeout=10)
     assert alive == [], (alive, app.tail())
-    # nothing was written outside the results folder; the teacher's copies are inside it
+    # nothing was written outside the results folder; the class database is inside it
+    # (with SQLite's write-ahead log beside it while it is open)
     assert list(app.cwd.iterdir()) == []
-    assert all(p.name.startswith("quiz-") for p in app.results.iterdir())
+    names = [p.name for p in app.results.iterdir()]
+    assert any(re.fullmatch(r"class-\d{8}T\d{6}Z-seed\d+\.sqlite", n) for n in names), names
+    assert all(re.fullmatch(r"class-\d{8}T\d{6}Z-seed\d+\.sqlite(-wal|-shm)?", n)
+               for n in names), names
 
 
 @pytest.mark.slow

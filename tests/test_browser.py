@@ -151,18 +151,108 @@ def _drive(app_url, tmp_path, results):
             assert page.get_by_text("得分 0 / 1").count() == 1
             page.screenshot(path=str(shots / "quiz.png"), full_page=True)
             # the export is a browser download of the answers, not a file on the server
-            page.get_by_text("已为老师保存").wait_for(timeout=30_000)
+            page.get_by_text("已记录").wait_for(timeout=30_000)
             with page.expect_download(timeout=30_000) as info:
                 page.locator(".mjkit-quiz-download").click()
             download = info.value
             assert download.suggested_filename == "quiz-3-medium.csv"
             got = Path(download.path()).read_bytes()
             assert got.startswith("\ufeffnumber,kind,hand".encode()) and got.count(b"\n") == 11
-            # the teacher's copy: one file with a server-made name in the results folder
-            copies = list(results.iterdir())
-            assert len(copies) == 1 and copies[0].name.startswith("quiz-3-medium-")
-            assert copies[0].read_bytes() == got
+            # the teacher's record: the class database the server made in the results folder
+            from mjkit.app.classdb import ClassDB
+
+            (db,) = results.glob("class-*-seed3.sqlite")
+            with ClassDB(db) as con:
+                df = con.frame()
+            assert len(df) == 1 and df["name"][0].startswith("guest ") and not df["correct"][0]
             assert elsewhere == [], f"requests to other sites: {elsewhere}"
         finally:
             browser.close()
     assert (shots / "hand_builder.png").stat().st_size > 10_000
+
+
+# --------------------------------------------------------------------- a class on the LAN
+
+@pytest.fixture(scope="module")
+def lan_class(tmp_path_factory):
+    """The app on every interface: students need the class code the server prints."""
+    import re
+
+    missing = _missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail("the browser test needs " + ", ".join(missing))
+        pytest.skip("needs " + ", ".join(missing))
+    from mjkit.app import server
+
+    lan = sorted(server._interface_addresses() - {"127.0.0.1"})
+    if not lan:
+        pytest.skip("this machine has no address but loopback")
+    base = tmp_path_factory.mktemp("lan")
+    port = _free_port()
+    log = base / "log.txt"
+    code = ("import sys; from mjkit.app import server; "
+            f"o = server.check_options(port={port}, seed=5, questions=3, difficulty='easy', "
+            f"lang='zh', results={str(base / 'results')!r}, ip='0.0.0.0'); "
+            "sys.exit(server.serve(o))")
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh,
+                                stderr=subprocess.STDOUT, cwd=base)
+    try:
+        url = f"http://{lan[0]}:{port}/"
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(url + "join", timeout=5).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    pytest.fail("the app did not start:\n" + log.read_text(errors="replace"))
+                time.sleep(0.5)
+        text = log.read_text()
+        yield {"url": url, "log": log,
+               "code": re.search(r"Class code:\s+(\S+)", text).group(1),
+               "teacher": re.search(r"(http://\S+/teacher\?token=\S+)", text).group(1)}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def test_a_student_joins_by_code_and_the_teacher_sees_the_answer(lan_class, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    shots = Path(os.environ.get("MJKIT_SCREENSHOT_DIR", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            teacher = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+            teacher.goto(lan_class["teacher"], timeout=60_000)
+            teacher.locator(".qr svg").wait_for(timeout=30_000)
+            assert lan_class["code"] in teacher.inner_text("body")
+            teacher.screenshot(path=str(shots / "teacher_before.png"))
+            # the student, on a phone: types the code from the projector, then a name
+            phone = browser.new_context(viewport={"width": 390, "height": 844},
+                                        is_mobile=True, has_touch=True).new_page()
+            phone.goto(lan_class["url"], timeout=60_000)
+            assert phone.url.endswith("/join")
+            phone.fill("input[name=code]", lan_class["code"].lower())
+            phone.fill("input[name=name]", "小红")
+            phone.fill("input[name=seat]", "12")
+            phone.click("button[type=submit]")
+            phone.get_by_text("这手牌").first.wait_for(timeout=180_000)
+            assert "小红" in phone.inner_text("body")
+            phone.get_by_role("button", name="检查").click()
+            phone.get_by_text("已记录").wait_for(timeout=30_000)
+            phone.screenshot(path=str(shots / "student_phone.png"), full_page=True)
+            # the teacher's page shows the student and the answer without a reload
+            teacher.get_by_text("小红").wait_for(timeout=15_000)
+            teacher.locator("#plot svg rect").first.wait_for(timeout=15_000)
+            rows = teacher.locator("#students tr").all_inner_texts()
+            assert any("小红" in r and "12" in r for r in rows), rows
+            teacher.screenshot(path=str(shots / "teacher_after.png"))
+        except Exception as exc:
+            tail = lan_class["log"].read_text(errors="replace")[-4000:]
+            raise AssertionError(f"{exc}\n--- the app's log ---\n{tail}") from exc
+        finally:
+            browser.close()

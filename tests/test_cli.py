@@ -1,5 +1,6 @@
 """Tests for the command line, ``python -m mjkit`` (mjkit/cli.py)."""
 
+import argparse
 import json
 import os
 import re
@@ -160,10 +161,94 @@ def test_notebooks_without_jupyter(capsys, monkeypatch):
 def test_notebooks_starts_jupyter_lab(capsys, monkeypatch):
     calls = []
     monkeypatch.setattr(cli, "_jupyter_lab_command", lambda: ["jupyter-lab"])
+    monkeypatch.setattr(cli.os, "geteuid", lambda: 1000, raising=False)
     monkeypatch.setattr(cli.subprocess, "call", lambda cmd: calls.append(cmd) or 0)
     code, _, _ = run(capsys, "notebooks")
     assert code == 0
     assert calls == [["jupyter-lab", str(ROOT / "notebooks")]]
+
+
+NOTEBOOKS = str(ROOT / "notebooks")
+
+
+@pytest.fixture
+def launched(monkeypatch):
+    """The argv ``mjkit notebooks`` would run (Jupyter Lab is never started)."""
+    calls = []
+    monkeypatch.setattr(cli, "_jupyter_lab_command", lambda: ["/usr/bin/python3", "-m",
+                                                              "jupyterlab"])
+    monkeypatch.setattr(cli, "_launch", lambda argv: calls.append(argv) or 0)
+    return calls
+
+
+def as_uid(monkeypatch, uid):
+    if uid is None:                       # Windows: no os.geteuid
+        monkeypatch.delattr(cli.os, "geteuid", raising=False)
+    else:
+        monkeypatch.setattr(cli.os, "geteuid", lambda: uid, raising=False)
+
+
+JUPYTER = ["/usr/bin/python3", "-m", "jupyterlab", NOTEBOOKS]
+
+
+@pytest.mark.parametrize("uid, root", [(0, ["--allow-root"]), (1000, []), (None, [])],
+                         ids=["root", "user", "no-geteuid"])
+def test_notebooks_allows_root_only_as_root(capsys, monkeypatch, launched, uid, root):
+    as_uid(monkeypatch, uid)
+    code, out, err = run(capsys, "notebooks")
+    assert code == 0 and err == ""
+    assert launched == [JUPYTER + root]
+    # the exact command, on one line, before it starts
+    assert out.splitlines() == ["Starting Jupyter Lab: " + cli._shell_line(JUPYTER + root)]
+
+
+@pytest.mark.parametrize("uid", [0, 1000])
+def test_notebooks_passes_options_through_in_order(capsys, monkeypatch, launched, uid):
+    as_uid(monkeypatch, uid)
+    root = ["--allow-root"] if uid == 0 else []
+    code, out, _ = run(capsys, "notebooks", "--port", "8890", "--no-browser", "-y",
+                       "--ServerApp.token=abc", "--", "--help", "--", "x")
+    assert code == 0
+    # the first -- is mjkit's separator; what follows, a later -- too, is Jupyter's
+    assert launched == [JUPYTER + root + ["--port", "8890", "--no-browser", "-y",
+                                          "--ServerApp.token=abc", "--help", "--", "x"]]
+    assert out.strip().endswith("--no-browser -y --ServerApp.token=abc --help -- x")
+
+
+@pytest.mark.parametrize("given", [["--allow-root"], ["--no-browser", "--allow-root"],
+                                   ["--ServerApp.allow_root=True"]])
+def test_notebooks_does_not_repeat_allow_root(capsys, monkeypatch, launched, given):
+    as_uid(monkeypatch, 0)
+    code, _, _ = run(capsys, "notebooks", *given)
+    assert code == 0
+    assert launched == [JUPYTER + given]
+    assert sum(a == "--allow-root" or "allow_root" in a for a in launched[0]) == 1
+
+
+def test_notebooks_help_is_mjkits_and_starts_nothing(capsys, monkeypatch, launched):
+    as_uid(monkeypatch, 0)
+    code, out, _ = run(capsys, "notebooks", "--help")
+    assert code == 0 and launched == []
+    assert out.startswith("usage: ") and "notebooks" in out and "--allow-root" in out
+    assert "Jupyter Lab" in out and "--port 8890 --no-browser" in out
+    code, _, _ = run(capsys, "notebooks", "--he")       # no abbreviation: Jupyter's option
+    assert code == 0 and launched == [JUPYTER + ["--allow-root", "--he"]]
+
+
+@pytest.mark.parametrize("argv", [["fans", "--port", "8890"], ["--no-browser", "notebooks"],
+                                  ["score", EXAMPLE, "--no-browser"],
+                                  ["simulate", "--allow-root"], ["app", "--", "x"]])
+def test_other_commands_still_refuse_unknown_options(capsys, launched, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and launched == []
+    assert "error: unrecognized arguments:" in err
+
+
+def test_notebooks_when_jupyter_cannot_start(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_jupyter_lab_command", lambda: ["/nonexistent/jupyter-lab"])
+    code, out, err = run(capsys, "notebooks", "--no-browser")
+    assert code == 1 and "could not start Jupyter Lab" in err
+    assert "/nonexistent/jupyter-lab" in out and "--no-browser" in out
 
 
 def test_notebooks_folder_missing(capsys, monkeypatch):
@@ -344,3 +429,174 @@ def test_simulate_exchange_and_dealer_draws_options(capsys, tmp_path):
     assert code == 2 and "--dealer-draws" in err
     code, text, err = run(capsys, "simulate", "--default", "--no-exchange")
     assert code == 2 and "--no-exchange" in err
+
+
+# --------------------------------------------------------------------------
+# one vocabulary: the options shared by several sub-commands
+# --------------------------------------------------------------------------
+
+def sub_parsers():
+    """``{name: parser}`` of every sub-command of the real parser."""
+    parser = cli.build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def options_of(parser):
+    return {s: a for a in parser._actions for s in a.option_strings if s not in ("-h", "--help")}
+
+
+def spelling(action, command=None):
+    """What a user sees and gets of an option: all must match across sub-commands."""
+    d = {"dest": action.dest, "default": action.default, "metavar": action.metavar,
+         "help": action.help, "type": getattr(action.type, "__name__", action.type),
+         "choices": action.choices, "nargs": action.nargs, "kind": type(action).__name__,
+         "strings": list(action.option_strings)}
+    if command == "simulate" and action.dest in cli._STUDY_OPTIONS:
+        # None until given, so that --default can refuse it; the help (compared) states
+        # the default the command applies
+        assert action.default is None, action.dest
+        del d["default"]
+    return d
+
+
+# The defaults that differ on purpose, each with the words of its reason in the help:
+# (command, option): (default shown in the help, words of the reason).
+DOCUMENTED = {
+    ("distance", "--rules"): ("dazhong32", "32-fan bar"),
+    ("targets", "--rules"): ("dazhong32", "32-fan bar"),
+    ("advise", "--rules"): ("dazhong32", "32-fan bar"),
+    ("simulate", "--rules"): ("dazhong32", "大众32番连拉's dealer streaks"),
+    ("distance", "--lang"): ("en", "summary()"),
+    ("targets", "--lang"): ("en", "summary()"),
+    ("advise", "--lang"): ("en", "summary()"),
+    ("simulate", "--wild"): ("the rule set's table", "the simulator deals the wall"),
+}
+
+
+def test_shared_options_are_spelled_alike_in_every_sub_command():
+    subs = sub_parsers()
+    assert set(subs) == {"score", "waits", "distance", "targets", "advise", "fans",
+                         "simulate", "notebooks", "app"}
+    where = {}
+    for name, p in subs.items():
+        for option, action in options_of(p).items():
+            where.setdefault(option, {})[name] = action
+    shared = {o: by for o, by in where.items() if len(by) > 1}
+    assert {"--rules", "--lang", "--json", "--lianla", "--wild", "--visible", "--seat",
+            "--round", "--seat-wind", "--round-wind", "--seed", "--min-fans",
+            "--self-drawn"} <= set(shared)
+    for option, by in shared.items():
+        usual = {name: spelling(a, name) for name, a in by.items()
+                 if (name, option) not in DOCUMENTED}
+        ref = max(usual.values(), key=len)          # one with its default
+        for name, got in usual.items():
+            assert got == {k: ref[k] for k in got}, (option, name, got, ref)
+        for name, a in by.items():
+            if (name, option) not in DOCUMENTED:
+                continue
+            shown, reason = DOCUMENTED[name, option]
+            got = spelling(a, name)
+            assert {k: v for k, v in got.items() if k not in ("help", "default", "type")} == \
+                {k: v for k, v in ref.items() if k not in ("help", "default", "type")}, name
+            # same wording up to the default, then the default and its reason
+            lead = ref["help"].split(" (default: ")[0]
+            assert got["help"].startswith(lead), (name, option, got["help"])
+            assert f"(default: {shown}" in got["help"] and reason in got["help"], got["help"]
+            assert got["help"] != ref["help"]
+            if "default" in got:
+                assert got["default"] == shown
+    # the reference spellings themselves
+    rules = spelling(shared["--rules"]["score"])
+    assert (rules["dest"], rules["default"], rules["metavar"]) == ("rules", "gb", "RULES")
+    assert rules["help"] == "rule set: gb, dazhong or dazhong32 (default: gb)"
+    assert spelling(shared["--rules"]["fans"]) == rules
+    lang = spelling(shared["--lang"]["app"])
+    assert (lang["dest"], lang["default"], lang["metavar"]) == ("lang", "zh", "{zh,en}")
+    assert lang["help"] == "language of the output: zh or en (default: zh)"
+    for name in ("score", "waits", "fans"):
+        assert spelling(shared["--lang"][name]) == lang
+    lianla = spelling(shared["--lianla"]["distance"])
+    assert (lianla["default"], lianla["metavar"]) == (0, "N") and "(default: 0)" in lianla["help"]
+    assert set(shared["--lianla"]) == {"score", "waits", "distance", "targets", "advise"}
+    seed = shared["--seed"]
+    assert set(seed) == {"simulate", "app"}
+    assert seed["app"].default == 0 and seed["simulate"].default is None   # see below
+    assert seed["app"].help == seed["simulate"].help and "(default: 0)" in seed["app"].help
+    wild = spelling(shared["--wild"]["advise"])
+    assert wild["help"] == "the wild tile (财神) of the game, e.g. P (default: none)"
+    for option, dest in (("--seat", "seat_wind"), ("--round", "round_wind")):
+        assert set(shared[option]) == {"score", "waits", "distance", "advise"}
+        a = spelling(shared[option]["score"])
+        assert (a["dest"], a["default"], a["metavar"]) == (dest, None, "WIND")
+        assert a["help"].endswith(f"E S W N; also {option}-wind (default: E)")
+        alias = shared[option + "-wind"]
+        assert set(alias) == set(shared[option])
+        assert all(x.dest == dest and x.help == argparse.SUPPRESS for x in alias.values())
+
+
+def test_simulate_study_options_are_none_until_given():
+    # simulate's study options default to None (not given), so --default can refuse them;
+    # their help states the default the command applies
+    opts = options_of(sub_parsers()["simulate"])
+    for dest in cli._STUDY_OPTIONS:
+        action = next(a for a in opts.values() if a.dest == dest)
+        assert action.default is None, dest
+        if action.nargs != 0:                   # an option with a value, not a flag
+            assert "default" in action.help, dest
+    assert "(default: 0)" in opts["--seed"].help
+    assert "(default: dazhong32" in opts["--rules"].help
+
+
+@pytest.mark.parametrize("command, hand", [
+    ("score", EXAMPLE), ("waits", "123m234m345m678m9m"),
+    ("distance", "123m234m345m678m9m"), ("advise", "123m234m345m67m99sE")])
+def test_seat_and_round_and_their_wind_aliases_parse_alike(command, hand):
+    parser = cli.build_parser()
+    for argv in (["--seat", "S", "--round", "W"], ["--seat-wind", "S", "--round-wind", "W"],
+                 ["--seat=S", "--round-wind=W"], ["--seat-wind", "N", "--seat", "S",
+                                                  "--round", "W"]):
+        args = parser.parse_args([command, hand, *argv])
+        assert (args.seat_wind, args.round_wind) == ("S", "W"), argv
+    args = parser.parse_args([command, hand])
+    assert (args.seat_wind, args.round_wind) == (None, None)
+
+
+def test_bad_wind_alias_names_the_option_typed(capsys):
+    with pytest.raises(mjkit.HandError) as seat:
+        mjkit.distance_to("123m234m345m678m9m", seat_wind="Q")
+    with pytest.raises(mjkit.HandError) as rnd:
+        mjkit.advise("123m234m345m67m99sE", round_wind="Q")
+    code, out, err = run(capsys, "distance", "123m234m345m678m9m", "--seat-wind", "Q")
+    assert code == 2 and out == ""
+    assert err.endswith(f"error: argument --seat-wind: {seat.value}\n")
+    code, out, err = run(capsys, "advise", "123m234m345m67m99sE", "--round", "Q")
+    assert code == 2 and err.endswith(f"error: argument --round: {rnd.value}\n")
+
+
+@pytest.mark.parametrize("command, api, hand", [
+    ("distance", "distance_to", "123m234m345m678m9m"),
+    ("advise", "advise", "123m234m345m67m99sE"),
+    ("score", "score", EXAMPLE),
+    ("waits", "waits", "123m234m345m678m9m")])
+def test_winds_reach_the_python_api(capsys, monkeypatch, command, api, hand):
+    seen = []
+
+    def fake(*args, **kwargs):
+        seen.append(kwargs)
+        raise mjkit.HandError("stopped by the test")
+
+    monkeypatch.setattr(mjkit, api, fake)
+    assert main([command, hand, "--seat-wind", "S", "--round", "W"]) == 2
+    assert main([command, hand]) == 2
+    assert "stopped by the test" in capsys.readouterr().err
+    assert (seen[0]["seat_wind"], seen[0]["round_wind"]) == ("S", "W")
+    # not given: the API's own default (E), or for score the hand's | seat= situation
+    assert "seat_wind" not in seen[1] and "round_wind" not in seen[1]
+
+
+def test_lang_is_checked_alike_everywhere(capsys):
+    for argv in (["fans"], ["score", EXAMPLE], ["distance", "123m"], ["app"]):
+        code, out, err = run(capsys, *argv, "--lang", "fr")
+        assert code == 2 and out == ""
+        assert "argument --lang: --lang must be zh or en" in err, argv

@@ -27,11 +27,15 @@ Started as ``python -m mjkit.app`` with the options in the environment
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
+import secrets
 import sys
 import tempfile
+import time
 import uuid
+from urllib.parse import urlencode
 
 import tornado.web
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
@@ -41,9 +45,12 @@ from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
 from .. import messages as M
+from ..errors import HandError
 from ..fonts import font_face_css
-from . import NOTEBOOK
-from .server import AppOptions, from_env, host_allowed
+from . import NOTEBOOK, teacher
+from .classdb import ClassDB, clean_name
+from .server import (AppOptions, ClassSecrets, from_env, host_allowed, join_url,
+                     secrets_from_env)
 
 
 def _class_full_page():
@@ -204,11 +211,163 @@ class _ForbiddenHost(tornado.web.RequestHandler):
         self.finish("403: this server does not serve that host name\n")
 
 
-class HostGuardApplication(tornado.web.Application):
-    """A tornado application that answers only the given host names (all else: 403)."""
+class _Class:
+    """What the join and teacher handlers need: options, secrets, the database."""
 
-    def __init__(self, *args, allowed_hosts, **kwargs):
+    def __init__(self, opts: AppOptions, sec: ClassSecrets):
+        self.opts, self.sec = opts, sec
+        # the cookies prove the code / token was given once; they do not contain them
+        self.student_cookie = hashlib.sha256(("student:" + sec.code + sec.teacher)
+                                             .encode()).hexdigest()
+        self.teacher_cookie = hashlib.sha256(("teacher:" + sec.teacher).encode()).hexdigest()
+        self.failures: dict[str, list] = {}
+        self._db = None
+
+    @property
+    def db(self) -> ClassDB:
+        if self._db is None:
+            self._db = ClassDB(self.opts.db)
+        return self._db
+
+    def admitted(self, request) -> bool:
+        """A student who gave the class code (or a loopback server: no code asked)."""
+        if not self.opts.needs_code:
+            return True
+        return _cookie_is(request, "mjkit_class", self.student_cookie) or \
+            _cookie_is(request, "mjkit_teacher", self.teacher_cookie)
+
+    def too_many_failures(self, ip: str) -> bool:
+        """More than :data:`MAX_FAILURES` wrong codes from ``ip`` in ten minutes."""
+        now = time.monotonic()
+        recent = [t for t in self.failures.get(ip, []) if now - t < 600]
+        self.failures[ip] = recent
+        return len(recent) >= MAX_FAILURES
+
+
+#: Wrong class codes one address may try in ten minutes.
+MAX_FAILURES = 20
+
+
+def _cookie_is(request, name: str, value: str) -> bool:
+    import hmac
+    from http.cookies import CookieError, SimpleCookie
+
+    raw = request.headers.get("Cookie", "")
+    try:
+        jar = SimpleCookie(raw)
+    except CookieError:
+        return False
+    got = jar.get(name)
+    return got is not None and hmac.compare_digest(got.value.encode(), value.encode())
+
+
+class _PageHandler(tornado.web.RequestHandler):
+    """Shared by the join and teacher pages: no caching, plain errors."""
+
+    def initialize(self, cls: _Class):
+        self.cls = cls
+
+    def set_default_headers(self):
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Referrer-Policy", "no-referrer")
+
+    def write_error(self, status_code, **kwargs):
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish(f"{status_code}\n")
+
+    def page(self, text: str, status: int = 200):
+        self.set_status(status)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(text)
+
+    def arg(self, name: str, limit: int = 100) -> str:
+        value = self.get_query_argument(name, "")
+        return value[:limit]
+
+
+class JoinHandler(_PageHandler):
+    """``/join``: the form, then (code right, name given) the cookie and the quiz page."""
+
+    def get(self):
+        lang = self.cls.opts.lang
+        code, name, seat = self.arg("code", 40), self.arg("name", 200), self.arg("seat", 10)
+        if not self.get_query_argument("name", None):
+            return self.page(teacher.join_page(lang, code=code))
+        ip = self.request.remote_ip or "?"
+        if self.cls.too_many_failures(ip):
+            return self.page(teacher.join_page(lang, error="slow_down"), 429)
+        if self.cls.opts.needs_code and not self.cls.sec.code_matches(code):
+            self.cls.failures.setdefault(ip, []).append(time.monotonic())
+            return self.page(teacher.join_page(lang, name=name, seat=seat, error="bad_code"),
+                             403)
+        try:
+            name = clean_name(name)
+        except HandError:
+            return self.page(teacher.join_page(lang, code=code, seat=seat, error="bad_name"),
+                             400)
+        query = {"name": name, "session": secrets.token_urlsafe(18)}
+        if seat.isdigit() and 1 <= int(seat) <= 999:
+            query["seat"] = str(int(seat))
+        if self.cls.opts.needs_code:
+            self.set_cookie("mjkit_class", self.cls.student_cookie, httponly=True,
+                            samesite="Strict", expires_days=1)
+        self.redirect("/?" + urlencode(query))
+
+
+class TeacherHandler(_PageHandler):
+    """``/teacher`` and its data: only with the teacher's token (once), then its cookie."""
+
+    def prepare(self):
+        token = self.get_query_argument("token", None)
+        if token is not None and self.cls.sec.teacher_matches(token):
+            self.set_cookie("mjkit_teacher", self.cls.teacher_cookie, httponly=True,
+                            samesite="Strict", expires_days=1)
+            self.redirect(self.request.path)      # the token leaves the address bar
+            return
+        if not _cookie_is(self.request, "mjkit_teacher", self.cls.teacher_cookie):
+            self.page(teacher.denied_page(self.cls.opts.lang), 403)
+
+    def get(self, what=""):
+        o, sec = self.cls.opts, self.cls.sec
+        if what == "":
+            return self.page(teacher.teacher_page(
+                o.lang, join_url=join_url(o, sec), code=sec.code if o.needs_code else None,
+                seed=o.seed, questions=o.questions, difficulty=o.difficulty))
+        if what == "/data":
+            self.set_header("Content-Type", "application/json; charset=utf-8")
+            return self.finish(teacher.summary_json(self.cls.db.summary()))
+        stem = f"class-seed{o.seed}-{o.difficulty}"
+        if what == "/results.csv":
+            self.set_header("Content-Type", "text/csv; charset=utf-8")
+            self.set_header("Content-Disposition", f'attachment; filename="{stem}.csv"')
+            return self.finish(teacher.results_csv(self.cls.db.frame()))
+        if what == "/results.xlsx":
+            self.set_header("Content-Type", "application/vnd.openxmlformats-officedocument."
+                            "spreadsheetml.sheet")
+            self.set_header("Content-Disposition", f'attachment; filename="{stem}.xlsx"')
+            return self.finish(teacher.results_xlsx(self.cls.db.frame()))
+        raise tornado.web.HTTPError(404)
+
+
+class _ToJoin(tornado.web.RequestHandler):
+    """A visitor without the class cookie: to the join page (403 for anything but a page)."""
+
+    def prepare(self):
+        if self.request.method == "GET" and self.request.headers.get("Upgrade", "") == "":
+            self.redirect("/join")
+        else:
+            self.set_status(403)
+            self.finish("403: join the class first\n")
+
+
+class HostGuardApplication(tornado.web.Application):
+    """A tornado application that answers only the given host names (all else: 403), and
+    beyond loopback only visitors who gave the class code (else: the join page)."""
+
+    def __init__(self, *args, allowed_hosts, cls=None, **kwargs):
         self.allowed_hosts = frozenset(allowed_hosts)
+        self.cls = cls
         super().__init__(*args, **kwargs)
 
     def find_handler(self, request, **kwargs):
@@ -219,6 +378,11 @@ class HostGuardApplication(tornado.web.Application):
             logging.getLogger("tornado.access").warning(
                 "refused Host %r from %s", request.host, request.remote_ip)
             return self.get_handler_delegate(request, _ForbiddenHost)
+        path = request.path
+        if self.cls is not None and not (path == "/join" or path == "/teacher"
+                                         or path.startswith("/teacher/")) \
+                and not self.cls.admitted(request):
+            return self.get_handler_delegate(request, _ToJoin)
         return super().find_handler(request, **kwargs)
 
 
@@ -232,21 +396,32 @@ class ClassroomVoila(Voila):
         # a voila.py / voila.json in the teacher's current folder must not undo the guards
         return []
 
+    cls = None      # the _Class (options, secrets, database)
+
     def init_settings(self):
         settings = super().init_settings()
-        settings.update(allow_remote_access=False, local_hostnames=sorted(self.allowed_hosts),
+        # beyond loopback our own guard checks every Host (Jupyter's check would refuse
+        # a LAN address as the Host)
+        remote = self.cls is not None and self.cls.opts.needs_code
+        settings.update(allow_remote_access=remote, local_hostnames=sorted(self.allowed_hosts),
                         serve_traceback=False)
         return settings
 
     def init_handlers(self):
-        return [(h[0], ClassroomVoilaHandler, *h[2:]) if h[1] is TornadoVoilaHandler else h
-                for h in super().init_handlers()]
+        ours = []
+        if self.cls is not None:
+            ours = [(r"/join", JoinHandler, {"cls": self.cls}),
+                    (r"/teacher((?:/data|/results\.csv|/results\.xlsx)?)", TeacherHandler,
+                     {"cls": self.cls})]
+        return ours + [(h[0], ClassroomVoilaHandler, *h[2:]) if h[1] is TornadoVoilaHandler
+                       else h for h in super().init_handlers()]
 
     def start(self):
         # Voila.start with the host guard in place of tornado.web.Application
         self.connection_dir = tempfile.mkdtemp(prefix="voila_", dir=self.connection_dir_root)
         settings = self.init_settings()
-        self.app = HostGuardApplication(allowed_hosts=self.allowed_hosts, **settings)
+        self.app = HostGuardApplication(allowed_hosts=self.allowed_hosts, cls=self.cls,
+                                        **settings)
         self.app.settings.update(self.tornado_settings)
         self.app.settings.update(serve_traceback=False)
         self.app.add_handlers(".*$", self.init_handlers())
@@ -291,9 +466,11 @@ def main(argv=None) -> int:
     """Serve the app with the options in the environment (see :mod:`mjkit.app.server`)."""
     argv = sys.argv[1:] if argv is None else argv
     opts = from_env()
+    sec = secrets_from_env()     # out of os.environ before any kernel starts
     with tempfile.TemporaryDirectory(prefix="mjkit-app-") as scratch:
         app = ClassroomVoila(config=voila_config(opts, scratch, browser="--browser" in argv))
         app.allowed_hosts = opts.hosts
+        app.cls = _Class(opts, sec)
         app.initialize([str(NOTEBOOK)])
         app.start()
     return 0

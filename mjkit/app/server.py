@@ -5,9 +5,17 @@
 which runs the Voila server (:mod:`mjkit.app._voila`, started as
 ``python -m mjkit.app``) in a child process and supervises it:
 
-- The server answers only the hosts it serves on (:func:`allowed_hosts`):
-  any other ``Host`` header, page, static file, API or kernel websocket
-  alike, gets 403 and starts nothing, so DNS rebinding cannot reach it.
+- It listens on ``127.0.0.1`` (the default), on every interface (``0.0.0.0``:
+  students' own devices on the LAN) or on one address of this machine, and
+  answers only the hosts it serves on (:func:`allowed_hosts`): any other
+  ``Host`` header, page, static file, API or kernel websocket alike, gets 403
+  and starts nothing, so DNS rebinding cannot reach it.
+- Beyond loopback, a visitor needs the class code (:class:`ClassSecrets`,
+  printed with the address and a QR code by :func:`announcement`): the join
+  page takes it with the student's name and seat, and every other request
+  without its cookie goes to the join page.  The teacher's page needs the
+  teacher's token.  Both secrets are made per run and reach the server
+  process only (never a kernel's environment).
 - Each page load starts one kernel (about 220 MB).  At most
   ``max_kernels`` run at once; the next visitor gets a "the class is full"
   page (HTTP 503) and no kernel.  A kernel idle for ``idle_timeout`` seconds
@@ -17,9 +25,10 @@ which runs the Voila server (:mod:`mjkit.app._voila`, started as
   (``ipc`` transport), so two kernels starting together cannot race for a
   TCP port.
 - Visitors never see a traceback or a server path.  Nothing a visitor
-  types becomes a path: the quiz results reach the visitor as a browser
-  download, and the teacher's copy is written by the server into the
-  results folder chosen here, under names the server makes.
+  types becomes a path or SQL: every checked answer is recorded in the class
+  database (:mod:`mjkit.app.classdb`), a file the server makes in the results
+  folder chosen here, under a name it chooses; the student's own answers reach
+  them as a browser download.
 - SIGTERM or SIGINT (Ctrl-C) stops Voila and every kernel: the signal is
   forwarded, Voila shuts its kernels down, and whatever is still alive
   after :data:`STOP_GRACE` seconds is killed.  On Linux this process is a
@@ -34,6 +43,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -48,6 +58,7 @@ from ..validate import whole
 
 __all__ = ["AppOptions", "check_options", "results_folder", "allowed_hosts", "host_allowed",
            "to_env", "from_env", "notebook_settings", "serve", "DEFAULT_RESULTS",
+           "ClassSecrets", "secrets_to_env", "secrets_from_env", "student_from_query",
            "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_KERNELS", "STOP_GRACE"]
 
 #: The results folder when none is given: under the current directory.
@@ -58,8 +69,10 @@ DEFAULT_IDLE_TIMEOUT = 600
 DEFAULT_MAX_KERNELS = 40
 #: Seconds Voila gets to stop its kernels after SIGTERM before everything is killed.
 STOP_GRACE = 20.0
-#: The only address served (issue 16 will add others, with a token).
+#: The loopback address: the default, served without a class code.
 LOCALHOST = "127.0.0.1"
+#: Every interface of this machine.
+ANY = "0.0.0.0"
 #: Largest quiz seed (the widget's seed box stops there).
 MAX_SEED = 10**9
 
@@ -79,11 +92,27 @@ class AppOptions:
     idle_timeout: int
     max_kernels: int
     ip: str = LOCALHOST
+    #: The class's database (made by :func:`serve`; empty before).
+    db: str = ""
 
     @property
     def hosts(self) -> frozenset:
         """Host names the server answers (:func:`allowed_hosts`)."""
         return allowed_hosts(self.ip)
+
+    @property
+    def needs_code(self) -> bool:
+        """Served beyond this machine: every visitor needs the class code."""
+        return self.ip != LOCALHOST
+
+    @property
+    def urls(self) -> list:
+        """The addresses students open (the LAN ones first)."""
+        if self.ip == ANY:
+            lan = sorted(_interface_addresses() - {LOCALHOST})
+            return [f"http://{a}:{self.port}/" for a in lan] or [
+                f"http://{LOCALHOST}:{self.port}/"]
+        return [self.url]
 
     @property
     def cull_interval(self) -> int:
@@ -96,16 +125,41 @@ class AppOptions:
         return f"http://{self.ip}:{self.port}/"
 
 
+def _interface_addresses() -> set:
+    """The IPv4 addresses of this machine's interfaces (loopback included)."""
+    out = {LOCALHOST}
+    try:
+        import psutil
+
+        for addrs in psutil.net_if_addrs().values():
+            out |= {a.address for a in addrs if a.family == socket.AF_INET}
+    except (ImportError, OSError):
+        pass
+    return out
+
+
 def allowed_hosts(ip: str) -> frozenset:
     """The names a browser may use in ``Host`` for a server listening on ``ip``.
 
-    Only the loopback address is served today; its names are the address
-    itself and ``localhost``.  Any other name could be an attacker's domain
-    rebound to 127.0.0.1.
+    ``127.0.0.1``: the address and ``localhost``.  ``0.0.0.0``: every IPv4 address of
+    this machine, its host name (and ``<name>.local``) and the loopback names.  One
+    interface's address: that address, the host names and the loopback names.  Any
+    other name could be an attacker's domain rebound to this machine (DNS
+    rebinding), so it is refused; HandError for an address this machine does not have.
     """
-    if ip != LOCALHOST:
-        raise HandError(f"the app serves only on {LOCALHOST}, not {ip!r}")
-    return frozenset({LOCALHOST, "localhost"})
+    if not isinstance(ip, str):
+        raise HandError(f"--host must be an IPv4 address, got {ip!r}")
+    if ip in ("localhost", LOCALHOST):
+        return frozenset({LOCALHOST, "localhost"})
+    mine = _interface_addresses()
+    if ip != ANY and ip not in mine:
+        raise HandError(f"--host must be 127.0.0.1, 0.0.0.0 or an address of this machine "
+                        f"({', '.join(sorted(mine))}), got {ip!r}")
+    names = {LOCALHOST, "localhost"} | (mine if ip == ANY else {ip})
+    host = socket.gethostname().lower().rstrip(".")
+    if host and host != "localhost":
+        names |= {host, host + ".local"}
+    return frozenset(names)
 
 
 def host_allowed(host_name: str, hosts) -> bool:
@@ -143,7 +197,8 @@ def results_folder(path=None, *, create: bool = True) -> Path:
 
 def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang="zh",
                   results=None, idle_timeout=DEFAULT_IDLE_TIMEOUT,
-                  max_kernels=DEFAULT_MAX_KERNELS, ip=LOCALHOST, create=True) -> AppOptions:
+                  max_kernels=DEFAULT_MAX_KERNELS, ip=LOCALHOST, db="",
+                  create=True) -> AppOptions:
     """Check every option of the classroom server; HandError naming the first bad one.
 
     Parameters
@@ -165,7 +220,11 @@ def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang=
     max_kernels : int
         Kernels at once, 1..1000.
     ip : str
-        Only ``127.0.0.1`` today.
+        ``127.0.0.1`` (this machine only), ``0.0.0.0`` (every interface: the LAN) or
+        one address of this machine; beyond loopback every visitor needs the class
+        code (:func:`serve` prints it).
+    db : str
+        The class database (set by :func:`serve`).
     create : bool
         Create the results folder (and check it is writable).
     """
@@ -176,6 +235,10 @@ def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang=
                         f"got {difficulty!r}", code="unknown_name")
     check_lang(lang, "--lang")
     allowed_hosts(ip)
+    if ip == "localhost":
+        ip = LOCALHOST
+    if not isinstance(db, str) or (db and not db.endswith(".sqlite")):
+        raise HandError(f"the class database must be a .sqlite file, got {db!r}")
     return AppOptions(
         port=whole("--port", port, 1, 65535),
         seed=whole("--seed", seed, 0, MAX_SEED),
@@ -184,7 +247,7 @@ def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang=
         results=results_folder(results, create=create),
         idle_timeout=whole("--idle-timeout", idle_timeout, 10, 86400),
         max_kernels=whole("--max-kernels", max_kernels, 1, 1000),
-        ip=ip)
+        ip=ip, db=db)
 
 
 # ------------------------------------------------------------------ environment
@@ -217,22 +280,134 @@ def from_env(environ=None, *, create=False) -> AppOptions:
         raise HandError(f"{_ENV} is damaged: {raw!r}") from None
 
 
-def notebook_settings(environ=None) -> dict:
-    """What the app notebook needs: the quiz's parameters and the results folder.
+# ------------------------------------------------------------------ class code, teacher token
 
-    Served by the app: the server's options (``results_dir`` its folder).
-    In a plain notebook (no app environment): the quiz defaults and
-    ``results_dir=None`` (the visitor's download only).
+#: Letters of a class code: no 0/O, 1/I/L to misread from a projector.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+_SECRET_ENV = "MJKIT_APP_SECRETS"
+
+
+@dataclass(frozen=True)
+class ClassSecrets:
+    """The class code students type (``ABCD-EFGH``, 40 bits) and the teacher's token."""
+
+    code: str
+    teacher: str
+
+    @classmethod
+    def new(cls) -> "ClassSecrets":
+        import secrets
+
+        raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+        return cls(code=f"{raw[:4]}-{raw[4:]}", teacher=secrets.token_urlsafe(24))
+
+    def code_matches(self, given) -> bool:
+        """Whether ``given`` is the class code (case, spaces and dashes ignored)."""
+        import hmac
+
+        if not isinstance(given, str) or len(given) > 40:
+            return False
+        norm = "".join(ch for ch in given.upper() if ch not in " -")
+        return hmac.compare_digest(norm.encode(), self.code.replace("-", "").encode())
+
+    def teacher_matches(self, given) -> bool:
+        import hmac
+
+        return isinstance(given, str) and len(given) < 100 and hmac.compare_digest(
+            given.encode(), self.teacher.encode())
+
+
+def secrets_to_env(sec: ClassSecrets) -> dict:
+    return {_SECRET_ENV: json.dumps(asdict(sec))}
+
+
+def secrets_from_env(environ=None) -> ClassSecrets:
+    """The secrets :func:`serve` gave the server process, taken out of ``environ`` so
+    that no kernel (they inherit the server's environment) ever sees them."""
+    environ = os.environ if environ is None else environ
+    raw = environ.pop(_SECRET_ENV, None)
+    if raw is None:
+        raise HandError(f"{_SECRET_ENV} is not set: start the app with  python -m mjkit app")
+    try:
+        doc = json.loads(raw)
+        sec = ClassSecrets(code=str(doc["code"]), teacher=str(doc["teacher"]))
+    except (ValueError, TypeError, KeyError):
+        raise HandError(f"{_SECRET_ENV} is damaged") from None
+    if len(sec.code) != 9 or len(sec.teacher) < 24:
+        raise HandError(f"{_SECRET_ENV} is damaged")
+    return sec
+
+
+def student_from_query(query: str | None) -> dict | None:
+    """The student a page was opened for (``name``, ``seat``, ``session`` in its query),
+    checked; None when the query names nobody or names them badly."""
+    from urllib.parse import parse_qs
+
+    from .classdb import clean_name
+
+    if not query or len(query) > 2000:
+        return None
+    q = parse_qs(query, keep_blank_values=False, max_num_fields=10)
+    try:
+        name = clean_name(q.get("name", [""])[0])
+    except HandError:
+        return None
+    session = q.get("session", [""])[0]
+    if not (16 <= len(session) <= 64 and session.replace("-", "").replace("_", "").isalnum()):
+        return None
+    seat_text = q.get("seat", [""])[0]
+    seat = int(seat_text) if seat_text.isdigit() and 1 <= int(seat_text) <= 999 else None
+    return {"name": name, "seat": seat, "session": session}
+
+
+def notebook_settings(environ=None) -> dict:
+    """What the app notebook needs: the quiz's parameters, the class database, the student.
+
+    Served by the app: the server's options (``results_dir`` its folder, ``db`` the
+    class database) and the student the page was opened for (:func:`student_from_query`,
+    None on a loopback server opened without joining).  In a plain notebook (no app
+    environment): the quiz defaults and no folder, database or student.
     """
     environ = os.environ if environ is None else environ
     if _ENV not in environ:
-        return {"n": 10, "seed": 0, "difficulty": "medium", "lang": "zh", "results_dir": None}
+        return {"n": 10, "seed": 0, "difficulty": "medium", "lang": "zh", "results_dir": None,
+                "db": None, "student": None}
     o = from_env(environ)
     return {"n": o.questions, "seed": o.seed, "difficulty": o.difficulty, "lang": o.lang,
-            "results_dir": o.results}
+            "results_dir": o.results, "db": o.db or None,
+            # Voila puts the page's query in the kernel's environment
+            "student": student_from_query(environ.get("QUERY_STRING"))}
 
 
 # ------------------------------------------------------------------ supervisor
+
+def join_url(opts: AppOptions, sec: ClassSecrets) -> str:
+    """What the students' QR code opens: the join page with the class code filled in."""
+    base = opts.urls[0]
+    return base + (f"join?code={sec.code}" if opts.needs_code else "")
+
+
+def teacher_url(opts: AppOptions, sec: ClassSecrets) -> str:
+    return f"{opts.urls[0]}teacher?token={sec.teacher}"
+
+
+def announcement(opts: AppOptions, sec: ClassSecrets) -> str:
+    """What the teacher's terminal shows when the server starts."""
+    from .teacher import qr_text
+
+    lines = [f"Serving the mjkit classroom (quiz seed {opts.seed}, {opts.questions} "
+             f"questions, {opts.difficulty}; at most {opts.max_kernels} students at once; "
+             f"idle kernels stop after {opts.idle_timeout} s; Ctrl-C stops it)."]
+    lines += [f"  Students open:  {u}" for u in opts.urls]
+    if opts.needs_code:
+        lines.append(f"  Class code:     {sec.code}")
+    lines.append(f"  Teacher's page: {teacher_url(opts, sec)}   (keep it to yourself)")
+    lines.append(f"  Answers are recorded in {opts.db}")
+    if opts.needs_code:
+        lines.append("Scan to join (or project the teacher's page, which shows this code):")
+        lines.append(qr_text(join_url(opts, sec)))
+    return "\n".join(lines)
+
 
 def _libc():
     import ctypes
@@ -298,14 +473,20 @@ def serve(opts: AppOptions, *, browser: bool = False, grace: float = STOP_GRACE,
     Returns the server's exit status, or 130 (SIGINT) / 143 (SIGTERM) after
     a signal.  When this returns, Voila and every kernel have exited.
     """
+    from dataclasses import replace
+
+    from .classdb import ClassDB, db_name
+
     log = sys.stdout if log is None else log
     _become_subreaper()
-    env = dict(os.environ, **to_env(opts))
+    if not opts.db:
+        db = opts.results / db_name(opts.seed)
+        ClassDB(db, create=True).close()
+        opts = replace(opts, db=str(db))
+    sec = ClassSecrets.new()
+    env = dict(os.environ, **to_env(opts), **secrets_to_env(sec))
     cmd = [sys.executable, "-m", "mjkit.app"] + (["--browser"] if browser else [])
-    print(f"Serving the mjkit classroom on {opts.url} (quiz seed {opts.seed}; "
-          f"at most {opts.max_kernels} students at once; idle kernels stop after "
-          f"{opts.idle_timeout} s; results in {opts.results}; Ctrl-C stops it) ...",
-          file=log, flush=True)
+    print(announcement(opts, sec), file=log, flush=True)
     received = []
 
     def on_signal(signum, frame):

@@ -10,6 +10,9 @@ the person answering: the "export CSV" link is a browser download (a
 server), and, when Python code gives ``results_dir`` (the app's server
 does), the teacher's copy is written there after every answer under a name
 the widget makes: ``quiz-<seed>-<difficulty>-<UTC time>-<random>.csv``.
+The served app records instead: ``recorder`` (a
+:class:`mjkit.app.classdb.StudentRecorder`) gets every checked answer for the
+class database, and the widget says whether it was recorded.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import base64
 import html
 import secrets
+import sqlite3
 import time
 from pathlib import Path
 
@@ -46,13 +50,16 @@ class QuizWidget:
     """
 
     def __init__(self, n=10, *, seed=0, difficulty="medium", rules="dazhong32", lianla=2,
-                 lang="zh", results_dir=None):
+                 lang="zh", results_dir=None, recorder=None, student=None):
         if results_dir is not None:
             results_dir = Path(results_dir)
             if not results_dir.is_dir():
                 raise HandError("results_dir must be an existing folder, "
                                 f"got {str(results_dir)!r}")
+        if recorder is not None and not callable(recorder):
+            raise HandError("recorder must be callable (index, question, feedback)")
         self.results_dir = results_dir
+        self.recorder = recorder
         self.saved_path = None
         self.lang = lang
         self.seed = W.BoundedIntText(description="seed", value=seed, min=0, max=10**9,
@@ -80,8 +87,13 @@ class QuizWidget:
         # the export is a download link, never a path box: see the module docstring
         self.download = W.HTML()
         self.saved = W.HTML()
+        self.student = W.HTML("" if not student else "<b>" + html.escape(
+            M.text("quiz_widget.student", M.lang_or_zh(lang), name=student)) + "</b>")
+        # a served class: everybody answers the class's quiz, so no seed or new-quiz controls
+        top = W.HBox([self.student] if recorder is not None else
+                     [self.seed, self.difficulty, self.new_button])
         self.widget = W.VBox([
-            W.HBox([self.seed, self.difficulty, self.new_button]), self.header, self.hand,
+            top, self.header, self.hand,
             self.prompt, self.answer_box, W.HBox([self.check_button, self.next_button]),
             self.feedback, W.HBox([self.download, self.saved])])
         self._rules, self._lianla, self._n = rules, lianla, n
@@ -170,7 +182,20 @@ class QuizWidget:
         self.header.value = (f"<b>{self.index + 1} / {len(self.quiz)}</b> · "
                              f"{self._t('score')} {correct} / {answered}")
         self.export()
+        self._record(fb)
         return fb
+
+    def _record(self, fb):
+        """Give the answer to ``recorder`` (the class database); say whether it took."""
+        if self.recorder is None:
+            return
+        try:
+            self.recorder(self.index, self.quiz.questions[self.index], fb)
+        except (HandError, OSError, sqlite3.Error):
+            self.saved.value = ("<span style='color:#b00'>" + self._t("not_recorded")
+                                + "</span>")
+            return
+        self.saved.value = "<span style='color:#555'> " + self._t("recorded") + " ✓</span>"
 
     def csv_bytes(self):
         """The answers so far as CSV (UTF-8 with a BOM, for a spreadsheet)."""
