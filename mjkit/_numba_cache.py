@@ -19,6 +19,9 @@ pickled signature names a class since moved or renamed (``AttributeError:
 Can't get attribute ...``), or a damaged file, would make every later call
 of that kernel fail.  :func:`tolerate_stale_entries` turns such a file into a
 cache miss (the kernel compiles again and numba overwrites the entry).
+
+:func:`ensure` also installs :mod:`mjkit.first_run`'s listener, so that a first
+call which compiles kernels says so instead of falling silent for a minute.
 """
 
 from __future__ import annotations
@@ -152,6 +155,9 @@ def ensure() -> str | None:
     """
     global FALLBACK
     tolerate_stale_entries()
+    from . import first_run
+
+    first_run.install()      # a first call that compiles says so (mjkit.first_run)
     if _numba_can_cache():
         FALLBACK = None
         return None

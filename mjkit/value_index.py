@@ -17,6 +17,11 @@ pattern takes its representative's row.  The index (about 56 MB per rule
 set) is then kept in the user cache (``$MJKIT_CACHE_DIR``, default
 ``~/.cache/mjkit``) and memory-mapped by later processes.  The build is
 saved block by block, so an interrupted build resumes where it stopped.
+A first build after installing compiles its kernels before its bar starts (a
+minute or two, said once: :mod:`mjkit.first_run`), and the bar moves by each
+step's cost, timed on a 2 % sample before it starts (the first half of the
+representatives costs about five times the second), so its estimate of the
+time left holds from its first step.
 A different rule set (``RuleSet.derive``) or a change to the kernels gets
 an index of its own.
 
@@ -46,7 +51,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from . import _cache, storage
+from . import _cache, first_run, storage
 from ._cache import cache_dir
 from ._kernels import complete as KC
 from ._kernels import index_query as KQ
@@ -61,6 +66,8 @@ __all__ = ["Families", "ValueIndex", "families", "meld_families", "value_index",
 # 3 = build blocks of representatives.
 _VERSION = 3
 _BLOCK = 400_000        # representatives per build block
+_PIECE = 50_000         # representatives per step of the build's progress bar
+_SAMPLE = 50            # one representative in this many is timed to weigh the steps
 
 #: How each :func:`value_index` was obtained, by rule set name: ``source``
 #: ("disk" or "built"), ``seconds``, ``folder``, and for a build ``phases``:
@@ -517,10 +524,115 @@ def unique_rows(rows):
     return distinct[order], rank[inv]
 
 
+def _pieces(lo, hi):
+    """The progress steps ``(a, b)`` of representatives ``lo .. hi - 1``."""
+    return [(a, min(hi, a + _PIECE)) for a in range(lo, hi, _PIECE)]
+
+
 def _score_block(fam, rs, lo, hi, key_cols):
-    """Representatives ``lo .. hi - 1`` scored: ``(distinct rows, row of each)``."""
-    table, inv = unique_rows(_rows(fam, rs, representatives()[lo:hi], key_cols))
+    """Representatives ``lo .. hi - 1`` scored: ``(distinct rows, row of each)``.
+
+    Scored in steps of :data:`_PIECE` (the rows are the same), each reported to the
+    build's progress bar (``_BUILDING.step(a, b)``) when one is running.
+    """
+    reps = representatives()
+    step = getattr(_BUILDING, "step", None)
+    rows = np.empty((hi - lo, 3), np.uint64)
+    for a, b in _pieces(lo, hi):
+        rows[a - lo:b - lo] = _rows(fam, rs, reps[a:b], key_cols)
+        if step is not None:
+            step(a, b)
+    table, inv = unique_rows(rows)
     return table, inv.astype(np.uint32)
+
+
+# The running build's progress callback (set by build_value_index for _score_block).
+_BUILDING = threading.local()
+
+
+def _warm_up(fam, rs, key_cols, progress):
+    """Compile (or load from numba's cache) the kernels that score the blocks, with
+    :mod:`mjkit.first_run`'s note and bar when some must compile: the build's own
+    progress bar then times only the scoring (a cold first block used to hold
+    a minute of compiling, and the first estimate read ten times the real time)."""
+    nums = np.array(representatives()[:4], np.int64)
+    rows = np.empty((len(nums), 3), np.uint64)
+    hashes = np.empty(len(nums), np.uint64)
+    first = np.empty(len(nums), np.int64)
+    inv = np.empty(len(nums), np.int64)
+    first_run.warm_up("value index", [
+        (KV.index_rows, (nums, fam.arrays(), rs.kernel_rules(), np.asarray(key_cols, np.int64),
+                         rows, _threads_chunks(len(nums)))),
+        (KC.row_hashes, (rows.view(np.int64), hashes)),
+        (KV.distinct_rows, (rows, hashes, first, inv)),
+    ], progress=progress)
+
+
+def _median3(x):
+    """Each value replaced by the median of it and its two neighbours (an end's
+    missing neighbour is its other one: one slow end is smoothed too)."""
+    x = np.asarray(x, np.float64)
+    if len(x) < 3:
+        return x.copy()
+    p = np.pad(x, 1, mode="reflect")
+    return np.median(np.stack([p[:-2], p[1:-1], p[2:]]), axis=0)
+
+
+def piece_costs(sample_seconds, sizes):
+    """The progress bar's weight of each step from the timed samples of the steps.
+
+    A step's weight is its sample's seconds per representative (:data:`_SAMPLE`),
+    smoothed by the median of its neighbours' (a sample takes milliseconds: one
+    slowed down by another process must not weigh its step double; the
+    representatives run by class, so a step costs about what its neighbours do),
+    floored at a tenth of the mean (a step is never free), times its size; the
+    weights are whole numbers adding up to the representatives (the bar's total is
+    that of a count).  Samples that cannot be read (none, a wrong length, not
+    finite, all zero) give the sizes themselves.
+
+    Parameters
+    ----------
+    sample_seconds : sequence of float
+        Per step, in order of the representatives.
+    sizes : sequence of int
+        Representatives per step.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 weights, one per step, summing to ``sum(sizes)``.
+    """
+    sizes = np.asarray(sizes, np.int64)
+    n = int(sizes.sum())
+    t = np.asarray(sample_seconds, np.float64)
+    if (len(sizes) == 0 or n <= 0 or t.shape != sizes.shape or not np.isfinite(t).all()
+            or t.sum() <= 0):
+        return sizes.copy()
+    per = _median3(np.maximum(t, 0) / np.maximum(sizes, 1))
+    per = np.maximum(per, 0.1 * per.mean())
+    cum = np.cumsum(per * sizes)
+    # whole numbers by rounding the running sum: they add up to n exactly
+    ends = np.rint(cum * (n / cum[-1])).astype(np.int64)
+    return np.diff(np.concatenate([[0], ends]))
+
+
+def _sample_costs(fam, rs, key_cols, pieces):
+    """Seconds of scoring one representative in :data:`_SAMPLE` of each step, on the
+    threads as the build does (about 2 % of the work; on an idle machine the
+    samples' running share of the total is within 4 % of the build's)."""
+    reps = representatives()
+    arrays, rules = fam.arrays(), rs.kernel_rules()
+    kc = np.asarray(key_cols, np.int64)
+    out = []
+    for j, (a, b) in enumerate(pieces):
+        nums = np.array(reps[a:b:_SAMPLE], np.int64)
+        rows = np.empty((len(nums), 3), np.uint64)
+        # the first call also starts the threads and touches the tables: not timed
+        for _ in range(2 if j == 0 else 1):
+            t = time.perf_counter()
+            KV.index_rows(nums, arrays, rules, kc, rows, _threads_chunks(len(nums)))
+        out.append(time.perf_counter() - t)
+    return out
 
 
 def _block_names(b):
@@ -585,7 +697,12 @@ def build_value_index(rules="dazhong32", *, folder=None, progress=None):
     seconds of the steps go to ``INDEX_INFO[name]["phases"]`` when
     :func:`value_index` builds.
     """
-    rs = get_rules(rules)
+    # progress=False: no note of compiling kernels either
+    with first_run.family("value index"), first_run.quiet(progress is False):
+        return _build(get_rules(rules), folder, progress)
+
+
+def _build(rs, folder, progress):
     phase = _Phases()
     _BUILD_PHASES[rs.name] = phase
     with phase("families and symmetry"):
@@ -602,25 +719,63 @@ def build_value_index(rules="dazhong32", *, folder=None, progress=None):
     with phase("representatives"):
         reps = representatives()
     n_reps = len(reps)
-    tables, invs = [], []
+    blocks = [(b, lo, min(n_reps, lo + _BLOCK)) for b, lo in enumerate(range(0, n_reps, _BLOCK))]
+    parts = {}
     try:
-        with tqdm(total=n_reps, desc=f"value index {rs.name} (once)", unit="hand",
-                  unit_scale=True, disable=progress is False) as bar:
-            for b, lo in enumerate(range(0, n_reps, _BLOCK)):
-                hi = min(n_reps, lo + _BLOCK)
-                with phase("read blocks"):
-                    part = _read_block(folder, b, hi - lo, len(key_cols))
-                if part is None:
+        # blocks finished by an interrupted build first: the bar then times only new work
+        with phase("read blocks"):
+            for b, lo, hi in blocks:
+                part = _read_block(folder, b, hi - lo, len(key_cols))
+                if part is not None:
+                    parts[b] = part
+        todo = [blk for blk in blocks if blk[0] not in parts]
+        pieces = [p for _, lo, hi in todo for p in _pieces(lo, hi)]
+        sizes = [b - a for a, b in pieces]
+        shown = progress is not False and bool(todo)
+        if shown:
+            with phase("warm up"):
+                _warm_up(fam, rs, key_cols, progress)
+            with phase("weigh steps"):
+                weights = piece_costs(_sample_costs(fam, rs, key_cols, pieces), sizes)
+        else:
+            weights = np.asarray(sizes, np.int64)
+        weight = dict(zip(pieces, weights.tolist()))
+        done = [n_reps - sum(sizes)]
+        credited = set()
+
+        # The bar's total is the estimated cost of the steps to score (in representatives
+        # of average cost), so its estimate of the time left holds from the first step:
+        # the first half of the representatives costs about five times the second.
+        with tqdm(total=sum(sizes), desc=f"value index {rs.name} (once)",
+                  disable=not shown,
+                  bar_format="{l_bar}{bar}| [{elapsed}<{remaining}{postfix}]") as bar:
+            def step(a, b):
+                if (a, b) in credited:
+                    return
+                credited.add((a, b))
+                done[0] += b - a
+                bar.set_postfix_str(f"{done[0] / 1e6:.2f}M/{n_reps / 1e6:.2f}M hands",
+                                    refresh=False)
+                bar.update(weight.get((a, b), 0))
+
+            bar.set_postfix_str(f"{done[0] / 1e6:.2f}M/{n_reps / 1e6:.2f}M hands", refresh=False)
+            for b, lo, hi in todo:
+                _BUILDING.step = step
+                try:
                     with phase("score blocks"):
                         part = _score_block(fam, rs, lo, hi, key_cols)
-                    with phase("write blocks"):
-                        _write_block(folder, b, part)
-                tables.append(part[0])
-                invs.append(part[1])
-                bar.update(hi - lo)
+                finally:
+                    _BUILDING.step = None
+                with phase("write blocks"):
+                    _write_block(folder, b, part)
+                parts[b] = part
+                for a, z in _pieces(lo, hi):     # steps a stand-in scorer did not report
+                    step(a, z)
     finally:
         if own_tmp:
             shutil.rmtree(folder, ignore_errors=True)
+    tables = [parts[b][0] for b, _, _ in blocks]
+    invs = [parts[b][1] for b, _, _ in blocks]
     with phase("tied images"):
         block_rows = np.concatenate(tables)
         rep_tied = np.concatenate([(t[:, 0] & KV.TIED)[i] != 0 for t, i in zip(tables, invs)])
@@ -730,6 +885,7 @@ def index_available(rules="dazhong32"):
             and storage.read_manifest(base / "value_index" / f"{key}.manifest.json") is not None)
 
 
+@first_run.family("value index")
 def value_index(rules="dazhong32", *, progress=None):
     """The :class:`ValueIndex` of a rule set: from memory, the disk cache, or built.
 
@@ -745,9 +901,10 @@ def value_index(rules="dazhong32", *, progress=None):
         Progress bar while building (default: yes).
     """
     w, c = time.perf_counter(), time.process_time()
-    rs = get_rules(rules)
-    fam = families()
-    key = _key(rs, fam)
+    with first_run.quiet(progress is False):
+        rs = get_rules(rules)
+        fam = families()
+        key = _key(rs, fam)
     key_s = (time.perf_counter() - w, time.process_time() - c)
     with _lock:
         found = _MEMO.get(key)

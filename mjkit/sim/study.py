@@ -268,6 +268,8 @@ def simulate(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, solitair
                 parts[level][c] = stats
     resumed = sum(len(p) for p in parts.values())
     start = time.time()
+    if todo and client is None:
+        _warm_up(payload, todo[0][0], progress)
     with tqdm(total=len(levels) * hands, unit="hand", unit_scale=True,
               desc=f"{params['rules']} levels {levels[0]}-{levels[-1]}",
               initial=sum(s["hands"] for p in parts.values() for s in p.values()),
@@ -290,6 +292,19 @@ def simulate(rules="dazhong32", levels=range(9), hands=2000, *, seed=0, solitair
             "chunks_played": len(todo), "chunks_resumed": resumed,
             "backend": "local" if client is None else "dask"}
     return StudyTable.from_stats(stats, params, combos, info)
+
+
+def _warm_up(payload, level, progress):
+    """Play the first hand of ``level`` before the progress bar starts: a first run
+    compiles the game kernel for these players here (a minute or more, with
+    :mod:`mjkit.first_run`'s note), so that the bar's estimate times the hands only.
+    Its chunk plays the hand again (the same hand: it depends on its number only)."""
+    from .. import first_run
+    from .engine import play_hands
+
+    with first_run.quiet(progress is False):
+        play_hands(1, payload["rules"], level=level, seed=payload["seed"], first=0,
+                   **payload["options"])
 
 
 #: Most own draws a reach study gives the dealer: the wall (144 tiles, 53 dealt, up to 8
