@@ -228,11 +228,12 @@ def font_face_css(selector: str = "body", *, jupyter: bool = False) -> str:
         raise HandError(f"not a plain CSS selector: {selector!r}")
     blob = _subset()[0]
     url = "data:font/ttf;base64," + base64.b64encode(blob).decode("ascii")
+    stack = css_stack()
     return ("<style>@font-face{font-family:'" + FAMILY + "';src:url(" + url
             + ") format('truetype');font-display:swap;unicode-range:U+2E80-9FFF,U+3000-303F,"
-            "U+FF00-FFEF,U+00D7;}" + selector + "{font-family:" + css_stack() + ";}"
-            + (":root{--jp-ui-font-family:" + css_stack() + ";--jp-content-font-family:"
-               + css_stack() + ";}" if jupyter else "") + "</style>")
+            "U+FF00-FFEF,U+00D7;}" + selector + "{font-family:" + stack + ";}"
+            + (":root{--jp-ui-font-family:" + stack + ";--jp-content-font-family:"
+               + stack + ";}" if jupyter else "") + "</style>")
 
 
 def subset_fingerprint() -> str:

@@ -1,9 +1,10 @@
 """The zh/en message catalogue: every user-facing text that exists in both languages.
 
 One home for the texts shown in Chinese or English (the verdict of a score,
-the command line's headings and labels, the quiz and its widget, the fan
-view, the reach summaries, the app's class-full page), keyed by name, so a
-wording is changed once and the two languages stay side by side::
+the command line's headings and labels, the quiz, the reach summaries, the
+app's pages, and every label, choice, tooltip and message of the widgets:
+quiz, hand builder, fan view, explorer), keyed by name, so a wording is
+changed once and the two languages stay side by side::
 
     >>> text("quiz.prompt.total", "zh")
     '这手牌一共多少番？'
@@ -16,8 +17,11 @@ labels of meld kinds); :func:`section` gives every entry under a prefix
 (``section("cli", "zh")["rules"]``).  An unknown language or key raises
 :class:`~mjkit.errors.HandError` (code ``"unknown_name"``).
 
-The entries are ``key: (zh, en)``.  Texts that are not translated (error
-messages, the simulator's summary table) are not here.
+The entries are ``key: (zh, en)``, of one shape and with the same ``{fields}``
+(``tests/test_messages_catalogue.py`` checks it, and that the widgets show no
+text in the other language).  Texts that are not translated (error messages,
+the simulator's summary table) are not here; a widget shows such an error
+after a line in its own language (``builder.refused``).
 """
 
 from __future__ import annotations
@@ -62,7 +66,10 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "cli.exposed": ("明", "exposed"),
     "cli.catalogue": ("{name}：{n} 个番种，起和 {m} 番", "{name}: {n} fans, {m}-fan minimum"),
     "cli.forms": ({"seven pairs": "七对", "thirteen orphans": "十三幺",
-                   "honors and knitted tiles": "全不靠", "knitted straight": "组合龙"}, {}),
+                   "honors and knitted tiles": "全不靠", "knitted straight": "组合龙"},
+                  {"seven pairs": "seven pairs", "thirteen orphans": "thirteen orphans",
+                   "honors and knitted tiles": "honors and knitted tiles",
+                   "knitted straight": "knitted straight"}),
     "cli.fan_head": (("序号", "番数", "番种", "英文", "不计"),
                      ("ID", "Points", "Chinese", "Fan", "Not counted with it (不计)")),
 
@@ -86,6 +93,99 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "quiz_widget.export": ("⬇ 导出CSV", "⬇ export CSV"),
     "quiz_widget.not_saved": ("教师副本保存失败", "could not save the teacher's copy"),
     "quiz_widget.saved": ("已为老师保存", "saved for the teacher as"),
+    "quiz_widget.difficulties": ({"easy": "简单", "medium": "中等", "hard": "困难"},
+                                 {"easy": "easy", "medium": "medium", "hard": "hard"}),
+    "quiz_widget.yes": ("可以", "yes"),
+    "quiz_widget.no": ("不可以", "no"),
+
+    # ---- what every widget shares (mjkit.widgets.layout)
+    "widgets.tile_size": ("牌的大小", "tile size"),
+    "widgets.seed": ("随机种子", "seed"),
+    # a term in each language's style: zh the Chinese name, en the English with the
+    # Chinese beside it (fan names in the quiz and the explorer)
+    "widgets.term": ("{zh}", "{en} ({zh})"),
+
+    # ---- the hand builder (mjkit.widgets.builder)
+    "builder.mode": ("点击加入", "click adds"),
+    "builder.modes": ({"tile": "单张", "chow": "顺子", "pung": "刻子", "kong": "杠",
+                       "concealed kong": "暗杠"},
+                      {"tile": "tile", "chow": "chow", "pung": "pung", "kong": "kong",
+                       "concealed kong": "concealed kong"}),
+    "builder.win": ("和牌张", "win tile"),
+    "builder.rules": ("规则", "rules"),
+    "builder.rule_sets": ({"dazhong32": "大众32番连拉", "dazhong": "大众麻将", "gb": "国标麻将"},
+                          {"dazhong32": "dazhong32 (大众32番连拉)", "dazhong": "dazhong (大众麻将)",
+                           "gb": "Chinese Official (国标)"}),
+    "builder.lianla": ("连N拉N", "streak (连N拉N)"),
+    "builder.self_drawn": ("自摸", "self-drawn (自摸)"),
+    "builder.seat": ("门风", "seat wind"),
+    "builder.round": ("圈风", "round wind"),
+    "builder.winds": (("东", "南", "西", "北"), ("East", "South", "West", "North")),
+    "builder.flowers": ("花牌", "flowers (花)"),
+    "builder.wild": ("财神", "wild (财神)"),
+    "builder.no_wild": ("无", "none"),
+    "builder.flags": ("和牌方式", "situation"),
+    "builder.flag_names": ({"last_copy": "和绝张", "kong": "杠上开花/抢杠和",
+                            "last_wall": "妙手回春/海底捞月", "heavenly_hand": "天和",
+                            "earthly_hand": "地和", "human_hand": "人和", "heavenly_ready": "天听",
+                            "earthly_ready": "地听", "declared_ready": "报听",
+                            "double_ready": "双报听"},
+                           {"last_copy": "last copy (和绝张)", "kong": "on a kong (杠上开花/抢杠和)",
+                            "last_wall": "last tile (妙手回春/海底捞月)",
+                            "heavenly_hand": "heavenly hand (天和)",
+                            "earthly_hand": "earthly hand (地和)", "human_hand": "human hand (人和)",
+                            "heavenly_ready": "heavenly ready (天听)",
+                            "earthly_ready": "earthly ready (地听)",
+                            "declared_ready": "declared ready (报听)",
+                            "double_ready": "double ready (双报听)"}),
+    "builder.draws": ("剩余摸牌", "draws left"),
+    "builder.clear": ("清空", "clear"),
+    # the language switch names each language so that a reader of the other finds it
+    "builder.lang_zh": ("中文", "中文 Chinese"),
+    "builder.lang_en": ("English 英文", "English"),
+    "builder.palette_tip": ("{tile}：还剩 {n} 张", "{tile}: {n} left"),
+    "builder.hand_tip": ("{tile}（点击取出）", "{tile} (click to take it out)"),
+    "builder.meld_tip": ("点击取出这组牌", "click to take the meld out"),
+    "builder.lianla_reset": ("不是庄家，连拉归零：{why}", "streak (连拉) reset to 0: {why}"),
+    # a change refused by the engine: its reason follows in its own (English) words
+    "builder.refused": ("不行：{why}", "Not possible: {why}"),
+    # ... and by the builder's state (mjkit.widgets.state), in both languages
+    "state.full": ("这手牌已有 14 张（一组算 3 张）", "the hand already has 14 tiles (a meld counts 3)"),
+    "state.no_copy": ("{tile} 没有了：这手牌已有 4 张", "no copy of {tile} left: all 4 are in the hand"),
+    "state.melds": ("一手牌最多 4 组", "a hand has at most 4 melds"),
+    "state.no_room": ("再加一组就多于 14 张", "no room for another meld: the hand would pass 14 tiles"),
+    "state.no_chow": ("没有以 {tile} 开头的顺子：顺子是同一门相连的三张，以 1–7 开头",
+                      "no chow starts at {tile}: a chow is three tiles in a row of one suit, "
+                      "starting at 1..7"),
+    "state.short": ("{tile} 不够组成{meld}", "not enough copies of {tile} left for {meld}"),
+    "state.melds_named": ({"chow": "顺子", "pung": "刻子", "kong": "杠", "concealed kong": "暗杠"},
+                          {"chow": "a chow", "pung": "a pung", "kong": "a kong",
+                           "concealed kong": "a concealed kong"}),
+    "state.wild_meld": ("财神不能吃、碰；四张财神只能暗杠（混杠）",
+                        "a wild tile (财神) is never chowed or punged; four of them can only be "
+                        "a concealed kong (混杠)"),
+    "state.wild_in_meld": ("顺子或刻子中有财神：财神不能吃、碰",
+                           "the wild tile is in a chow or pung: a wild tile is never chowed or "
+                           "punged"),
+
+    # ---- the combination explorer (mjkit.widgets.explorer)
+    "explorer.fans": ("番种", "fans"),
+    "explorer.option": ("{zh}（{points} 番）", "{en} ({zh}, {points})"),
+    "explorer.choose": ("选择番种（可以选多个）。", "Choose one or more fans."),
+    "explorer.sure": ("一定有 {points} 番（{rules}）", "{points} fans sure ({rules})"),
+    "explorer.patterns": ("含有这些番的完整门清牌型：{patterns}（所有牌型的 {share}）",
+                          "complete closed patterns carrying it: {patterns} ({share} of all)"),
+    "explorer.counted": ("这些牌型的计番：最少 {min}，中位数 {median}，最多 {max}",
+                         "their counted fans: min {min}, median {median}, max {max}"),
+    "explorer.reach": ("每个连拉的概率（单人对局）", "per streak level (连N拉N; one-player games)"),
+    "explorer.reach_head": (("连拉", "含它的和牌", "每手", "和牌中"),
+                            ("streak (连拉)", "wins with it", "P per hand", "P among wins")),
+    "explorer.note": ("注：{note}", "note: {note}"),
+
+    # ---- the classroom app's tabs (mjkit/app/classroom.ipynb); zh keeps the English word
+    # so that a visitor who reads no Chinese still finds the two parts
+    "classroom.quiz": ("测验 Quiz", "Quiz"),
+    "classroom.builder": ("组牌 Hand builder", "Hand builder"),
 
     # ---- the fan view of the hand builder (mjkit.widgets.view)
     "view.fans": ("番种", "Fans"),
@@ -109,7 +209,9 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
                       "(value index not built yet: run mjkit.distance_to once)"),
     "view.empty": ("点击下方的牌来组一手牌。", "Click tiles below to build a hand."),
     "view.complete": ("和牌", "complete"),
+    "view.error": ("不能计番：{why}", "Cannot score it: {why}"),
     # win chances in the fan view (mjkit.widgets.view, from mjkit.advise)
+    "view.chances.error": ("算不出和牌概率：{why}", "No win chances: {why}"),
     "view.chances.computing": ("计算中…", "computing…"),
     "view.chances.head": ("{draws} 次摸牌内合法和牌（起和 {bar} 番）的概率",
                           "Chance of a legal win (bar {bar}) within {draws} draws"),
@@ -127,8 +229,9 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     # ---- distance_to (mjkit.distance.DistanceResult.summary)
     "distance.none": ("{hand}：没有够 {fans} 番的和牌", "{hand}: no complete hand reaches {fans} fans"),
     "distance.complete": ("已和够番", "complete and worth it"),
-    "distance.ready": ("听够番的牌", "0 from a hand worth {fans} ({draws} tile{plural} to draw)"),
-    "distance.away": ("距够 {fans} 番的和牌 {distance} 向听",
+    "distance.ready": ("听够 {fans} 番的牌，要摸 {draws} 张",
+                       "0 from a hand worth {fans} ({draws} tile{plural} to draw)"),
+    "distance.away": ("距够 {fans} 番的和牌 {distance} 向听，要摸 {draws} 张",
                       "{distance} from a hand worth {fans} ({draws} tile{plural} to draw)"),
     "distance.head": ("{hand}：{where}（{fit} 张合用）", "{hand}: {where}; {fit} tiles fit"),
     "distance.example": ("  例：{hand}，{counted} 番 — {fans}",

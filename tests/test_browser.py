@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -25,6 +24,11 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+try:
+    import servers  # tests/ is on sys.path when it is not a package
+except ImportError:  # pragma: no cover
+    from tests import servers
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -41,22 +45,20 @@ def _missing():
     return out
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def _need_browser():
     missing = _missing()
     if missing:
         if os.environ.get("CI"):
             pytest.fail("the browser test needs " + ", ".join(missing))
         pytest.skip("needs " + ", ".join(missing))
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    _need_browser()
     import psutil
 
-    port = _free_port()
+    port = servers.free_port()
     base = tmp_path_factory.mktemp("voila")
     log = base / "voila.log"
     cwd, results = base / "cwd", base / "results"
@@ -176,46 +178,9 @@ def _drive(app_url, tmp_path, results):
 @pytest.fixture(scope="module")
 def lan_class(tmp_path_factory):
     """The app on every interface: students need the class code the server prints."""
-    import re
-
-    missing = _missing()
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail("the browser test needs " + ", ".join(missing))
-        pytest.skip("needs " + ", ".join(missing))
-    from mjkit.app import server
-
-    lan = sorted(server._interface_addresses() - {"127.0.0.1"})
-    if not lan:
-        pytest.skip("this machine has no address but loopback")
-    base = tmp_path_factory.mktemp("lan")
-    port = _free_port()
-    log = base / "log.txt"
-    code = ("import sys; from mjkit.app import server; "
-            f"o = server.check_options(port={port}, seed=5, questions=3, difficulty='easy', "
-            f"lang='zh', results={str(base / 'results')!r}, ip='0.0.0.0'); "
-            "sys.exit(server.serve(o))")
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh,
-                                stderr=subprocess.STDOUT, cwd=base)
-    try:
-        url = f"http://{lan[0]}:{port}/"
-        deadline = time.time() + 120
-        while True:
-            try:
-                urllib.request.urlopen(url + "join", timeout=5).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    pytest.fail("the app did not start:\n" + log.read_text(errors="replace"))
-                time.sleep(0.5)
-        text = log.read_text()
-        yield {"url": url, "log": log,
-               "code": re.search(r"Class code:\s+(\S+)", text).group(1),
-               "teacher": re.search(r"(http://\S+/teacher\?token=\S+)", text).group(1)}
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+    _need_browser()
+    with servers.lan_class(tmp_path_factory.mktemp("lan"), seed=5, questions=3) as srv:
+        yield srv
 
 
 def test_a_student_joins_by_code_and_the_teacher_sees_the_answer(lan_class, tmp_path):

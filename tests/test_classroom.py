@@ -14,10 +14,7 @@ import io
 import json
 import multiprocessing as mp
 import re
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -27,6 +24,11 @@ import pytest
 from mjkit import HandError
 from mjkit.app import server, teacher
 from mjkit.app.classdb import ClassDB, StudentRecorder, clean_name, db_name
+
+try:
+    import servers  # tests/ is on sys.path when it is not a package
+except ImportError:  # pragma: no cover
+    from tests import servers
 
 
 # --------------------------------------------------------------------- the database
@@ -152,9 +154,11 @@ def test_teacher_page_plot_and_downloads(tmp_path):
         db.record(a, 0, "fans", "123m", "清一色", "<img src=x>", False)
         db.record(a, 1, "total", "h", "8", "8", True)
         s, df = db.summary(), db.frame()
-    plot = teacher.rates_svg(s)
+    plot = teacher.rates_svg(s, "en")
     assert plot.count("<rect") == 2 and "<img" not in plot and "Bob" not in plot
-    data = json.loads(teacher.summary_json(s))
+    assert 'aria-label="Share right per question"' in plot
+    data = json.loads(teacher.summary_json(s, "zh"))
+    assert 'aria-label="各题答对率"' in data["plot"]          # the page's language
     assert data["students"][0]["name"] == "<b>Bob</b>"     # text: the page sets textContent
     csv = teacher.results_csv(df).decode("utf-8-sig")
     assert csv.splitlines()[0].startswith("name,seat,question") and "清一色" in csv
@@ -200,17 +204,6 @@ def test_quiz_widget_records_each_answer(tmp_path):
 
 # --------------------------------------------------------------------- a real LAN server
 
-def _lan_address():
-    addrs = server._interface_addresses() - {"127.0.0.1"}
-    return sorted(addrs)[0] if addrs else None
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("0.0.0.0", 0))
-        return s.getsockname()[1]
-
-
 def _get(host, port, path, cookie=None, host_header=None):
     con = http.client.HTTPConnection(host, port, timeout=60)
     headers = {"Host": host_header or f"{host}:{port}"}
@@ -226,48 +219,17 @@ def _get(host, port, path, cookie=None, host_header=None):
 
 @pytest.fixture(scope="module")
 def lan(tmp_path_factory):
-    import importlib.util
-
-    if importlib.util.find_spec("voila") is None:
-        pytest.skip("needs voila")
-    ip = _lan_address()
-    if ip is None:
-        pytest.skip("this machine has no address but loopback")
-    base = tmp_path_factory.mktemp("lan")
-    port = _free_port()
-    log = base / "log.txt"
-    code = ("import sys; from mjkit.app import server; "
-            f"o = server.check_options(port={port}, seed=3, questions=4, difficulty='easy', "
-            f"lang='en', results={str(base / 'results')!r}, ip='0.0.0.0'); "
-            "sys.exit(server.serve(o))")
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen([sys.executable, "-c", code], stdout=fh,
-                                stderr=subprocess.STDOUT, cwd=base)
-    try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                _get(ip, port, "/join")
-                break
-            except OSError:
-                if proc.poll() is not None or time.time() > deadline:
-                    pytest.fail("the server did not start:\n" + log.read_text())
-                time.sleep(0.5)
-        text = log.read_text()
-        yield {"ip": ip, "port": port, "log": text, "results": base / "results",
-               "code": re.search(r"Class code:\s+(\S+)", text).group(1),
-               "teacher": re.search(r"teacher\?token=(\S+)", text).group(1)}
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+    with servers.lan_class(tmp_path_factory.mktemp("lan"), seed=3, questions=4,
+                           lang="en") as srv:
+        yield srv
 
 
 def test_lan_server_prints_addresses_code_and_qr(lan):
-    assert f"http://{lan['ip']}:{lan['port']}/" in lan["log"]
+    assert f"http://{lan['ip']}:{lan['port']}/" in lan["text"]
     assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", lan["code"])
-    assert "█" in lan["log"]                                   # the QR code
+    assert "█" in lan["text"]                                   # the QR code
     # the secrets stay with the server process: not in a kernel's environment variable
-    assert "MJKIT_APP_SECRETS" not in lan["log"]
+    assert "MJKIT_APP_SECRETS" not in lan["text"]
 
 
 def test_lan_server_admits_only_with_the_class_code(lan):
@@ -301,8 +263,8 @@ def test_teacher_page_needs_its_token(lan):
     ip, port = lan["ip"], lan["port"]
     for path in ("/teacher", "/teacher/data", "/teacher/results.csv"):
         assert _get(ip, port, path)[0] == 403
-    assert _get(ip, port, "/teacher?token=" + lan["teacher"][:-1])[0] == 403
-    status, headers, _ = _get(ip, port, "/teacher?token=" + lan["teacher"])
+    assert _get(ip, port, "/teacher?token=" + lan["token"][:-1])[0] == 403
+    status, headers, _ = _get(ip, port, "/teacher?token=" + lan["token"])
     assert status == 302 and headers["location"] == "/teacher"
     cookie = headers["set-cookie"].split(";")[0]
     status, _, body = _get(ip, port, "/teacher", cookie=cookie)

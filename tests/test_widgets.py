@@ -132,6 +132,80 @@ def test_builder_widget_clicks_and_controls():
     b.close()
 
 
+def test_builder_palette_is_tile_pictures():
+    """Each palette button's face is its tile's picture (a CSS class whose background is the
+    SVG of mjkit.pictures); its hidden text and tooltip name the tile in the language."""
+    import base64
+
+    from mjkit.tiles import tile_to_str
+
+    b = HandBuilder(lang="en", chances=False, tile_size=64)
+    css = b.style.value
+    assert css.startswith("<style>") and b.style.layout.display == "none"
+    for k, button in enumerate(b.palette):
+        cls = f"mjkit-tile-en-{k}"
+        assert {cls, "mjkit-tile", "mjkit-palette", "mjkit-left-4"} <= set(button._dom_classes)
+        m = re.search(r"\.%s\{background-image:url\(\"data:image/svg\+xml;base64,([^\"]+)"
+                      % cls, css)
+        svg = base64.b64decode(m.group(1)).decode()
+        assert f'data-tile="{tile_to_str(k)}"' in svg and "<text" not in svg
+        assert button.layout.height == "66px" and button.tooltip.endswith(": 4 left")
+    assert b.palette[27].tooltip == "East Wind (E): 4 left"
+    b.palette[0].click()
+    assert "mjkit-left-3" in b.palette[0]._dom_classes           # the copies-left badge
+    assert "mjkit-left-4" not in b.palette[0]._dom_classes
+    (tile,) = b.hand_row.children
+    assert {"mjkit-hand-tile", "mjkit-tile-en-0"} <= set(tile._dom_classes)
+    # the tile size control scales the palette, the hand and the fan view
+    b.tile_size.value = 80
+    assert b.palette[5].layout.height == "82px" and b.hand_row.children[0].layout.height == "82px"
+    assert 'height="80"' in b.out.value
+    # the language control: the pictures' labels, names and every control follow
+    b.lang.value = "zh"
+    assert "mjkit-tile-zh-0" in b.palette[0]._dom_classes
+    assert "mjkit-tile-en-0" not in b.palette[0]._dom_classes
+    assert ".mjkit-tile-zh-0{" in b.style.value and ".mjkit-tile-en-0{" not in b.style.value
+    assert b.palette[0].tooltip == "一万：还剩 3 张" and b.clear_button.description == "清空"
+    assert b.mode.value == "tile" and dict(b.mode.options)["顺子"] == "chow"
+    assert b.tile_size.description == "牌的大小" and b.seat.label == "东"
+    b.lang.value = "en"
+    assert b.seat.label == "East" and b.lianla.description == "streak (连N拉N)"
+
+
+def test_widgets_refuse_a_bad_language_or_tile_size():
+    from mjkit.widgets import CombinationExplorer, QuizWidget
+
+    for make in (lambda **kw: QuizWidget(1, **kw), lambda **kw: HandBuilder(chances=False, **kw),
+                 lambda **kw: CombinationExplorer(fans="", **kw)):
+        for bad in ("fr", "ZH", None):
+            with pytest.raises(HandError, match="lang must be zh or en") as info:
+                make(lang=bad)
+            assert info.value.code == "unknown_name"
+    for make in (lambda **kw: QuizWidget(1, **kw), lambda **kw: HandBuilder(chances=False, **kw)):
+        for bad in (10, 121, 56.5, True, "big"):
+            with pytest.raises(HandError, match="tile_size must be a whole number"):
+                make(tile_size=bad)
+
+
+def test_quiz_widget_labels_follow_its_language():
+    from mjkit.widgets import QuizWidget
+
+    zh, en = QuizWidget(3, seed=2, lang="zh"), QuizWidget(3, seed=2, lang="en", tile_size=80)
+    assert [o[0] for o in zh.legal.options] == ["可以", "不可以"]
+    assert [o[0] for o in en.legal.options] == ["yes", "no"]
+    assert (zh.check_button.description, zh.next_button.description) == ("检查", "下一题")
+    assert (en.check_button.description, en.next_button.description) == ("check", "next")
+    assert [o[0] for o in zh.difficulty.options] == ["简单", "中等", "困难"]
+    assert zh.fan_buttons[0].description == zh.fan_choices[0]       # the Chinese name alone
+    assert zh.tile_size.value == 56 and 'height="56"' in zh.hand.value
+    assert 'height="80"' in en.hand.value
+    en.tile_size.value = 40
+    assert 'height="40"' in en.hand.value and "mjkit-hand-picture" in en.hand.value
+    # the choices fill the width in as many columns as fit (a phone: two)
+    assert "auto-fill" in zh.fans.layout.grid_template_columns
+    assert "mjkit-quiz" in zh.widget._dom_classes
+
+
 @pytest.fixture(scope="module")
 def value_index():
     """The advisor reads the value index (the builder shows chances only when it exists):
@@ -386,8 +460,10 @@ def test_quiz_widget_round_trip(tmp_path):
     w = QuizWidget(3, seed=2, difficulty="easy", lang="en")
     q = w.quiz[0]
     assert q.kind == "fans" and w.answer_box.children == (w.fans,)
-    for b in w.fan_buttons:                                 # toggle the right fans on
-        b.value = b.description in q.answer
+    for b, name in zip(w.fan_buttons, w.fan_choices):       # toggle the right fans on
+        b.value = name in q.answer
+    assert all(b.description.endswith(f"({name})")          # English first, 中文 beside
+               for b, name in zip(w.fan_buttons, w.fan_choices))
     w.check_button.click()
     assert "Right!" in w.feedback.value and "score 1 / 1" in w.header.value
     w.next_button.click()

@@ -95,7 +95,6 @@ class ClassDB:
             version = con.execute("PRAGMA user_version").fetchone()[0]
             empty = con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
             if empty and create:
-                con.execute("PRAGMA journal_mode = WAL")
                 con.execute("BEGIN IMMEDIATE")
                 for stmt in filter(None, (s.strip() for s in _SCHEMA.split(";"))):
                     con.execute(stmt)
@@ -108,7 +107,7 @@ class ClassDB:
             ok = con.execute("PRAGMA quick_check").fetchone()[0]
             if ok != "ok":
                 raise HandError(f"the class database {self.path} is damaged: {ok}")
-            con.execute("PRAGMA journal_mode = WAL")
+            con.execute("PRAGMA journal_mode = WAL")    # persists in the file; cheap if set
         except sqlite3.DatabaseError as exc:
             raise HandError(f"the class database {self.path} is damaged or unreadable "
                             f"({exc})") from None

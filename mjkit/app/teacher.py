@@ -102,12 +102,12 @@ def _qr(url: str):
     return qr
 
 
-def summary_json(summary: dict) -> str:
-    """:meth:`ClassDB.summary` as JSON, with the rates plot, for the live page."""
-    return json.dumps({**summary, "plot": rates_svg(summary)}, ensure_ascii=False)
+def summary_json(summary: dict, lang: str) -> str:
+    """:meth:`ClassDB.summary` as JSON, with the rates plot in ``lang``, for the live page."""
+    return json.dumps({**summary, "plot": rates_svg(summary, lang)}, ensure_ascii=False)
 
 
-def rates_svg(summary: dict, lang: str = "en") -> str:
+def rates_svg(summary: dict, lang: str) -> str:
     """Per question, the share of right answers as bars (0..100%), with the count."""
     qs = summary["questions"]
     if not qs:

@@ -8,6 +8,12 @@ copy or a fifteenth tile with a message) and the fan view is redrawn from
 :func:`~mjkit.widgets.view.fan_view`.  The widget holds no mahjong logic of
 its own.
 
+The palette and the hand are tile pictures (a tile keyboard: see
+:mod:`~mjkit.widgets.layout`), each with a badge of the copies left, scaled by
+the tile-size control.  Every label, choice, tooltip and message comes from
+:mod:`mjkit.messages` in the builder's language; the language control relabels
+them all.
+
 With 13 tiles, or 14 that are not a legal win, the view also shows the win
 chances of :func:`mjkit.advise` for the draws left (a control): the redraw
 shows "computing…" at once and a :class:`~mjkit.widgets.chances.ChanceWorker`
@@ -19,6 +25,7 @@ at once.
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 
@@ -27,22 +34,29 @@ import ipywidgets as W
 from .. import messages as M
 from ..errors import HandError
 from ..pictures import tile_label
+from ..rules.ruleset import DEALER_ONLY
+from ..tiles import TILE_NAMES_EN, TILE_NAMES_ZH, tile_to_str
 from .chances import DEFAULT_DRAWS, MAX_DRAWS, MIN_DRAWS, ChanceWorker, chance_request
+from .layout import (DEFAULT_TILE_SIZE, check_tile_size, set_class, style_widget,
+                     tile_button_layout, tile_class, tile_css, tile_size_slider)
 from .state import MELD_MODES, SITUATION_FLAGS, BuilderState
 from .view import fan_view
 
 __all__ = ["HandBuilder"]
 
-_WIND_OPTIONS = [("东 E", 0), ("南 S", 1), ("西 W", 2), ("北 N", 3)]
-_FLAG_ZH = {"last_copy": "和绝张", "kong": "杠上开花/抢杠和", "last_wall": "妙手回春/海底捞月",
-            "heavenly_hand": "天和", "earthly_hand": "地和", "human_hand": "人和",
-            "heavenly_ready": "天听", "earthly_ready": "地听", "declared_ready": "报听",
-            "double_ready": "双报听"}
+_RULE_SETS = ("dazhong32", "dazhong", "gb")
 
 
-def _tile_name(kind):
-    """A tooltip: both languages' labels."""
-    return f"{tile_label(kind, 'zh')} {tile_label(kind, 'en')}"
+def _tile_name(kind, lang):
+    """A tile's name for a tooltip: ``五万``, or ``5 Character (5m)``."""
+    return TILE_NAMES_ZH[kind] if lang == "zh" else f"{TILE_NAMES_EN[kind]} ({tile_to_str(kind)})"
+
+
+def _t(key, lang, **fields):
+    """The builder's label ``key`` (messages entry ``builder.<key>``) in ``lang``."""
+    if fields:
+        return M.text("builder." + key, lang, **fields)
+    return M.value("builder." + key, lang)
 
 
 class HandBuilder:
@@ -55,7 +69,7 @@ class HandBuilder:
     lianla : int
         Starting 连N拉N level.
     lang : str
-        ``"zh"`` or ``"en"`` labels.
+        ``"zh"`` or ``"en"``: every label, choice, tooltip and message (a control).
     hand : str, optional
         A hand in notation to start from.
     draws : int
@@ -65,6 +79,9 @@ class HandBuilder:
         True: a worker of the builder's own, with the process's shared cache); a
         :class:`~mjkit.widgets.chances.ChanceWorker` to use that one; False: none.
         Shown only when the rule set's value index is built (as the distance is).
+    tile_size : int
+        The tiles' height in pixels, 28..120, of the palette, the hand and the fan
+        view (default 56; a control).
 
     Attributes
     ----------
@@ -73,10 +90,13 @@ class HandBuilder:
         What the fan view shows now (its chances too, once computed).
     chances : ChanceWorker or None
     draws : ipywidgets.BoundedIntText
+    tile_size : ipywidgets.IntSlider
     widget : ipywidgets.VBox
         The whole builder (displayed by the notebook).
     palette : list of ipywidgets.Button
-        One button per tile kind (index = kind).
+        One button per tile kind (index = kind), showing the tile's picture; its
+        (hidden) text is the tile's label and the copies left, e.g. ``1万·4``, its
+        tooltip the tile's name in the builder's language.
     last_update_ms : float
         How long the last redraw took (a click to "computing…").
     last_chances_ms : float
@@ -85,8 +105,9 @@ class HandBuilder:
     """
 
     def __init__(self, rules="dazhong32", lianla=0, lang="zh", hand=None, draws=DEFAULT_DRAWS,
-                 chances=True):
+                 chances=True, tile_size=DEFAULT_TILE_SIZE):
         self.state = BuilderState(rules=rules, lang=lang).with_options(lianla=lianla)
+        size = check_tile_size(tile_size)
         if isinstance(chances, ChanceWorker):
             self.chances = chances
         elif chances is True:
@@ -100,37 +121,39 @@ class HandBuilder:
         self._chance_key = None
         self._chance_since = 0.0
         self.last_chances_ms = None
+        self._labelled = None               # the language the controls are labelled in
+        self.style = style_widget("")
         self.message = W.HTML()
         self.out = W.HTML()
         self.out.add_class("mjkit-fan-view")
-        self.palette = [self._palette_button(k) for k in range(34)]
-        rows = [W.HBox(self.palette[9 * s:9 * s + 9]) for s in range(3)]
-        rows.append(W.HBox(self.palette[27:]))
-        self.mode = W.ToggleButtons(options=[(m, m) for m in MELD_MODES], value="tile",
-                                    description="click adds", style={"button_width": "auto"})
-        self.hand_row = W.HBox()
-        self.melds_row = W.HBox()
-        self.win = W.Dropdown(description="win tile", options=[], layout=W.Layout(width="220px"))
-        self.rules = W.Dropdown(description="rules", options=["dazhong32", "dazhong", "gb"],
-                                value=rules)
-        self.lianla = W.IntSlider(description="连N拉N", min=0, max=8, value=lianla)
-        self.self_drawn = W.Checkbox(description="self-drawn 自摸", value=True)
-        self.seat = W.Dropdown(description="seat", options=_WIND_OPTIONS, value=0,
-                               layout=W.Layout(width="160px"))
-        self.round = W.Dropdown(description="round", options=_WIND_OPTIONS, value=0,
-                                layout=W.Layout(width="160px"))
-        self.flowers = W.IntSlider(description="flowers 花", min=0, max=8, value=0)
-        self.wild = W.Dropdown(description="wild 财神",
-                               options=[("none", None)] + [(_tile_name(k), k) for k in range(34)],
-                               value=None, layout=W.Layout(width="220px"))
-        self.flags = W.SelectMultiple(options=[(f"{_FLAG_ZH[f]} {f}", f) for f in SITUATION_FLAGS],
-                                      description="situation", rows=4)
-        self.lang = W.ToggleButtons(options=[("中文", "zh"), ("English", "en")], value=lang)
-        self.draws = W.BoundedIntText(description="draws 摸牌", min=MIN_DRAWS, max=MAX_DRAWS,
-                                      value=draws, layout=W.Layout(width="160px"),
+        self.palette = [self._palette_button(k, size) for k in range(34)]
+        wrap = W.Layout(flex_flow="row wrap", align_items="center")
+        rows = [W.HBox(self.palette[9 * s:9 * s + 9], layout=wrap) for s in range(3)]
+        rows.append(W.HBox(self.palette[27:], layout=wrap))
+        auto = {"description_width": "initial"}
+        self.mode = W.ToggleButtons(value=None, style={"button_width": "auto", **auto})
+        self.hand_row = W.HBox(layout=wrap)
+        self.melds_row = W.HBox(layout=wrap)
+        self.win = W.Dropdown(options=[], style=auto, layout=W.Layout(width="auto"))
+        self.rules = W.Dropdown(style=auto, layout=W.Layout(width="auto"))
+        self.lianla = W.IntSlider(min=0, max=8, value=lianla, style=auto)
+        self.self_drawn = W.Checkbox(value=True, style=auto)
+        self.seat = W.Dropdown(value=None, style=auto, layout=W.Layout(width="auto"))
+        self.round = W.Dropdown(value=None, style=auto, layout=W.Layout(width="auto"))
+        self.flowers = W.IntSlider(min=0, max=8, value=0, style=auto)
+        self.wild = W.Dropdown(value=None, style=auto, layout=W.Layout(width="auto"))
+        self.flags = W.SelectMultiple(rows=4, style=auto)
+        self.lang = W.ToggleButtons(style={"button_width": "auto"})
+        self.draws = W.BoundedIntText(min=MIN_DRAWS, max=MAX_DRAWS, value=draws, style=auto,
+                                      layout=W.Layout(width="auto"),
                                       disabled=self.chances is None)
+        self.clear_button = W.Button(icon="trash")
+        self.tile_size = tile_size_slider(self.state.lang, size)
+        self._label_controls(self.state.lang)
+        self.mode.value = "tile"
+        self.rules.value = rules
         self.draws.observe(lambda _: self._refresh(), names="value")
-        self.clear_button = W.Button(description="clear", icon="trash")
+        self.tile_size.observe(lambda _: self._resize(), names="value")
         self.clear_button.on_click(lambda _: self._apply(self.state.clear()))
         for ctl, name in ((self.rules, "rules"), (self.lianla, "lianla"),
                           (self.self_drawn, "self_drawn"), (self.seat, "seat"),
@@ -139,14 +162,16 @@ class HandBuilder:
             ctl.observe(self._option_changed(name), names="value")
         self.win.observe(self._win_changed, names="value")
         controls = W.VBox([
-            W.HBox([self.rules, self.lianla, self.lang]),
-            W.HBox([self.self_drawn, self.seat, self.round, self.wild]),
-            W.HBox([self.flowers, self.flags]),
-            W.HBox([self.draws]),
+            W.HBox([self.rules, self.lianla, self.lang], layout=wrap),
+            W.HBox([self.self_drawn, self.seat, self.round, self.wild], layout=wrap),
+            W.HBox([self.flowers, self.flags], layout=wrap),
+            W.HBox([self.draws, self.tile_size], layout=wrap),
         ])
-        self.widget = W.VBox([self.out, self.message, W.HBox([self.hand_row, self.win]),
+        self.widget = W.VBox([self.out, self.message,
+                              W.HBox([self.hand_row, self.win], layout=wrap),
                               self.melds_row, self.mode, *rows, W.HBox([self.clear_button]),
-                              controls])
+                              controls, self.style], layout=W.Layout(width="100%"))
+        self.widget.add_class("mjkit-builder")
         self.last_update_ms = 0.0
         self.view = None
         if hand:
@@ -155,25 +180,59 @@ class HandBuilder:
 
     # -- the widget's parts ----------------------------------------------------
 
-    def _palette_button(self, kind):
-        b = W.Button(description=tile_label(kind, "zh"), tooltip=_tile_name(kind),
-                     layout=W.Layout(width="56px", height="40px", padding="0"))
-        b.add_class("mjkit-palette")                # for the browser test and page styles
+    def _label_controls(self, lang):
+        """Every control's label and choices in ``lang`` (values kept: the caller syncs
+        them to the state)."""
+        self._labelled = lang
+        self.style.value = f"<style>{tile_css(lang)}</style>"
+        mode = self.mode.value
+        modes = _t("modes", lang)
+        self.mode.options = [(modes[m], m) for m in MELD_MODES]
+        self.mode.value = mode
+        self.mode.description = _t("mode", lang)
+        self.win.description = _t("win", lang)
+        names = _t("rule_sets", lang)
+        self.rules.options = [(names[r], r) for r in _RULE_SETS]
+        self.rules.description = _t("rules", lang)
+        self.lianla.description = _t("lianla", lang)
+        self.self_drawn.description = _t("self_drawn", lang)
+        winds = list(enumerate(_t("winds", lang)))
+        for ctl, key in ((self.seat, "seat"), (self.round, "round")):
+            ctl.options = [(name, w) for w, name in winds]
+            ctl.description = _t(key, lang)
+        self.flowers.description = _t("flowers", lang)
+        self.wild.options = [(_t("no_wild", lang), None)] + [(tile_label(k, lang), k)
+                                                             for k in range(34)]
+        self.wild.description = _t("wild", lang)
+        flags = _t("flag_names", lang)
+        self.flags.options = [(flags[f], f) for f in SITUATION_FLAGS]
+        self.flags.description = _t("flags", lang)
+        self.lang.options = [(_t("lang_zh", lang), "zh"), (_t("lang_en", lang), "en")]
+        self.draws.description = _t("draws", lang)
+        self.clear_button.description = _t("clear", lang)
+        self.tile_size.description = M.text("widgets.tile_size", lang)
+
+    def _palette_button(self, kind, size):
+        b = W.Button(layout=tile_button_layout(size))
+        for c in ("mjkit-palette", "mjkit-tile"):    # for page styles and the browser test
+            b.add_class(c)
         b.on_click(lambda _, k=kind: self.click_palette(k))
         return b
 
     def _hand_button(self, index, kind):
-        b = W.Button(description=tile_label(kind, self.state.lang),
-                     tooltip=f"{_tile_name(kind)} (click to take out)",
-                     layout=W.Layout(width="48px", height="40px", padding="0"),
+        lang = self.state.lang
+        b = W.Button(description=tile_label(kind, lang),
+                     tooltip=_t("hand_tip", lang, tile=_tile_name(kind, lang)),
+                     layout=tile_button_layout(self.tile_size.value),
                      button_style="info" if index == self._win_index() else "")
-        b.add_class("mjkit-hand-tile")
+        for c in ("mjkit-hand-tile", "mjkit-tile", tile_class(kind, lang)):
+            b.add_class(c)
         b.on_click(lambda _, i=index: self.click_hand(i))
         return b
 
     def _meld_button(self, index):
-        b = W.Button(description=self._meld_label(index), tooltip="click to take the meld out",
-                     layout=W.Layout(width="auto"))
+        b = W.Button(description=self._meld_label(index),
+                     tooltip=_t("meld_tip", self.state.lang), layout=W.Layout(width="auto"))
         b.on_click(lambda _, i=index: self._apply(self.state.remove_meld(i)))
         return b
 
@@ -184,6 +243,14 @@ class HandBuilder:
         if not self.state.tiles:
             return None
         return len(self.state.tiles) - 1 if self.state.win is None else self.state.win
+
+    def _resize(self):
+        """Every tile at the tile-size control's height (the palette, the hand, the view)."""
+        with self._lock:
+            for b in self.palette + list(self.hand_row.children):
+                b.layout = tile_button_layout(self.tile_size.value)
+            if self.view is not None:
+                self.out.value = self.view.to_html(self.tile_size.value)
 
     # -- actions (also what the tests call) ------------------------------------
 
@@ -221,12 +288,22 @@ class HandBuilder:
         try:
             new = change() if callable(change) else change
         except HandError as exc:
-            self.message.value = f"<span style='color:#b00'>{exc}</span>"
+            self._say(self._refusal_text(exc))
             return False
         self.message.value = ""
         self.state = new
         self._refresh()
         return True
+
+    def _refusal_text(self, exc):
+        """Why a change was refused, in the builder's language: the state's own refusals
+        carry both (``exc.texts``); another error's English follows a line of ours."""
+        lang = self.state.lang
+        texts = getattr(exc, "texts", None)
+        return texts[lang] if texts else _t("refused", lang, why=exc)
+
+    def _say(self, text):
+        self.message.value = f"<span style='color:#b00'>{html.escape(text)}</span>"
 
     def _option_changed(self, name):
         def handler(change):
@@ -243,8 +320,7 @@ class HandBuilder:
             if not self._apply(lambda: self.state.with_options(**changes)):
                 self._sync_controls()
             elif reset:
-                self.message.value = ("<span style='color:#b00'>连拉 reset to 0: only the "
-                                      "dealer (East seat) has a 连拉 level</span>")
+                self._say(_t("lianla_reset", self.state.lang, why=DEALER_ONLY))
         return handler
 
     def _win_changed(self, change):
@@ -259,12 +335,18 @@ class HandBuilder:
         s = self.state
         self._syncing = True
         try:
+            if self._labelled != s.lang:
+                self._label_controls(s.lang)
             for ctl, value in ((self.rules, s.rules), (self.lianla, s.lianla),
                                (self.self_drawn, s.self_drawn), (self.seat, s.seat),
                                (self.round, s.round), (self.flowers, s.flowers),
                                (self.wild, s.wild), (self.lang, s.lang)):
                 if ctl.value != value:
                     ctl.value = value
+            if s.wild is None and self.wild.index is None:
+                self.wild.index = 0         # "none" shown (a value of None selects nothing)
+            if set(self.flags.value) != s.flags:
+                self.flags.value = tuple(f for f in SITUATION_FLAGS if f in s.flags)
             # 连拉 is the dealer's alone: not offered for another seat
             self.lianla.disabled = s.rules != "dazhong32" or s.seat != 0
             opts = [(f"{i + 1}: {tile_label(t, s.lang)}", i) for i, t in enumerate(s.tiles)]
@@ -277,16 +359,18 @@ class HandBuilder:
         t = time.perf_counter()
         with self._lock:
             s = self.state
+            self._sync_controls()           # first: a new language relabels the controls
             for k, b in enumerate(self.palette):
                 left = s.copies_left(k)
                 b.description = f"{tile_label(k, s.lang)}·{left}"      # copies left
                 b.disabled = left == 0 or (s.size >= 14 and self.mode.value == "tile")
-                b.tooltip = f"{_tile_name(k)}: {left} left"
+                b.tooltip = _t("palette_tip", s.lang, tile=_tile_name(k, s.lang), n=left)
+                set_class(b, "mjkit-tile-", tile_class(k, s.lang))
+                set_class(b, "mjkit-left-", f"mjkit-left-{left}")     # the badge
             self.hand_row.children = [self._hand_button(i, k) for i, k in enumerate(s.tiles)]
             self.melds_row.children = [self._meld_button(i) for i in range(len(s.melds))]
-            self._sync_controls()
             self.view = self._ask_chances(fan_view(s), t)
-            self.out.value = self.view.to_html()
+            self.out.value = self.view.to_html(self.tile_size.value)
             self.last_update_ms = 1000 * (time.perf_counter() - t)
 
     def _ask_chances(self, view, since):
@@ -297,7 +381,7 @@ class HandBuilder:
             if worker is not None:
                 worker.cancel()
                 if view.wants_chances:      # the advisor needs the index: never built here
-                    note = M.text("view.no_index", M.lang_or_en(self.state.lang))
+                    note = M.text("view.no_index", self.state.lang)
                     if note not in view.notes:
                         view.notes.append(note)
             return view
@@ -322,7 +406,7 @@ class HandBuilder:
             if request.key != self._chance_key:
                 return
             self.view = self.view.with_chances(answer, request.draws)
-            self.out.value = self.view.to_html()
+            self.out.value = self.view.to_html(self.tile_size.value)
             self.last_chances_ms = 1000 * (time.perf_counter() - self._chance_since)
 
     def wait_chances(self, timeout=None):

@@ -2,7 +2,12 @@
 
 All the checking is :class:`mjkit.quiz.Quiz`; this module shows the hand,
 the question and the right control (fan names to tick, a number, yes/no),
-and wires the buttons.
+and wires the buttons.  Every label is the catalogue's (:mod:`mjkit.messages`)
+in the widget's ``lang``: in English the fan choices read "Full Flush (清一色)",
+the yes/no choices "yes" / "no".  The layout follows the screen: the choices
+fill the width in as many columns as fit (a phone: two, a projector: a row),
+the hand picture shrinks to a phone's width, and a "tile size" control scales
+the tiles.
 
 Results leave the widget in two ways, neither of which takes a path from
 the person answering: the "export CSV" link is a browser download (a
@@ -30,6 +35,9 @@ from .. import messages as M
 from ..errors import HandError
 from ..pictures import hand_svg
 from ..quiz import DIFFICULTIES, Quiz
+from ..validate import lang as check_lang
+from .layout import (DEFAULT_TILE_SIZE, check_tile_size, fan_term, page_css, style_widget,
+                     tile_size_slider)
 
 __all__ = ["QuizWidget"]
 
@@ -37,11 +45,22 @@ __all__ = ["QuizWidget"]
 class QuizWidget:
     """A seeded quiz for a class (see :class:`mjkit.quiz.Quiz` for the parameters).
 
+    Parameters
+    ----------
+    lang : {"zh", "en"}
+        The language of every label, choice and explanation.
+    tile_size : int
+        The tiles' height in pixels, 28..120 (default 56; a control).
+
     Attributes
     ----------
     quiz : Quiz
     index : int
         The question shown (0-based).
+    fan_buttons : list of ipywidgets.ToggleButton
+        The choices of a fan question; ``fan_choices`` holds their answers (the
+        Chinese names :class:`~mjkit.quiz.Quiz` checks), in the same order.
+    tile_size : ipywidgets.IntSlider
     widget : ipywidgets.VBox
     results_dir : pathlib.Path or None
         Where the teacher's copy goes (``None``: the download only).
@@ -50,7 +69,10 @@ class QuizWidget:
     """
 
     def __init__(self, n=10, *, seed=0, difficulty="medium", rules="dazhong32", lianla=2,
-                 lang="zh", results_dir=None, recorder=None, student=None):
+                 lang="zh", results_dir=None, recorder=None, student=None,
+                 tile_size=DEFAULT_TILE_SIZE):
+        lang = check_lang(lang)
+        tile_size = check_tile_size(tile_size)
         if results_dir is not None:
             results_dir = Path(results_dir)
             if not results_dir.is_dir():
@@ -62,40 +84,51 @@ class QuizWidget:
         self.recorder = recorder
         self.saved_path = None
         self.lang = lang
-        self.seed = W.BoundedIntText(description="seed", value=seed, min=0, max=10**9,
-                                     layout=W.Layout(width="180px"))
-        self.difficulty = W.ToggleButtons(options=list(DIFFICULTIES), value=difficulty)
-        self.new_button = W.Button(description=M.text("quiz_widget.new", M.lang_or_zh(lang)))
+        t = self._t
+        self.seed = W.BoundedIntText(description=M.text("widgets.seed", lang), value=seed,
+                                     min=0, max=10**9, layout=W.Layout(width="180px"))
+        names = t("difficulties")
+        self.difficulty = W.ToggleButtons(options=[(names[d], d) for d in DIFFICULTIES],
+                                          value=difficulty, style={"button_width": "auto"})
+        self.new_button = W.Button(description=t("new"))
         self.new_button.on_click(lambda _: self.restart())
+        self.tile_size = tile_size_slider(lang, tile_size)
+        self.tile_size.observe(lambda _: self._show_hand(), names="value")
         self.header = W.HTML()
         self.hand = W.HTML()
         self.prompt = W.HTML()
         # one toggle per choice: a click selects or drops a fan (no ctrl-click needed)
         self.fan_buttons = []
-        self.fans = W.GridBox(layout=W.Layout(grid_template_columns="repeat(4, 150px)"))
-        self.total = W.IntText(description=M.text("quiz_widget.total", M.lang_or_zh(lang)),
-                               layout=W.Layout(width="180px"))
-        self.legal = W.ToggleButtons(options=[("yes 可以", "yes"), ("no 不可以", "no")],
+        self.fan_choices = []
+        # as many columns as fit: two on a phone, one row on a projector
+        self.fans = W.GridBox(layout=W.Layout(
+            grid_template_columns="repeat(auto-fill, minmax(150px, 1fr))", grid_gap="4px",
+            width="100%"))
+        self.fans.add_class("mjkit-quiz-choices")
+        self.total = W.IntText(description=t("total"), layout=W.Layout(width="180px"))
+        self.legal = W.ToggleButtons(options=[(t("yes"), "yes"), (t("no"), "no")],
                                      value=None)
-        self.answer_box = W.Box()
-        self.check_button = W.Button(description=M.text("quiz_widget.check", M.lang_or_zh(lang)),
-                                     button_style="primary")
+        self.answer_box = W.Box(layout=W.Layout(width="100%"))
+        self.check_button = W.Button(description=t("check"), button_style="primary")
         self.check_button.on_click(lambda _: self.check())
-        self.next_button = W.Button(description=M.text("quiz_widget.next", M.lang_or_zh(lang)))
+        self.next_button = W.Button(description=t("next"))
         self.next_button.on_click(lambda _: self.go(self.index + 1))
         self.feedback = W.HTML()
         # the export is a download link, never a path box: see the module docstring
         self.download = W.HTML()
         self.saved = W.HTML()
         self.student = W.HTML("" if not student else "<b>" + html.escape(
-            M.text("quiz_widget.student", M.lang_or_zh(lang), name=student)) + "</b>")
+            M.text("quiz_widget.student", lang, name=student)) + "</b>")
         # a served class: everybody answers the class's quiz, so no seed or new-quiz controls
-        top = W.HBox([self.student] if recorder is not None else
-                     [self.seed, self.difficulty, self.new_button])
+        wrap = W.Layout(flex_flow="row wrap", align_items="center", width="100%")
+        top = W.HBox([self.student, self.tile_size] if recorder is not None else
+                     [self.seed, self.difficulty, self.new_button, self.tile_size], layout=wrap)
         self.widget = W.VBox([
             top, self.header, self.hand,
             self.prompt, self.answer_box, W.HBox([self.check_button, self.next_button]),
-            self.feedback, W.HBox([self.download, self.saved])])
+            self.feedback, W.HBox([self.download, self.saved], layout=wrap),
+            style_widget(page_css())], layout=W.Layout(width="100%"))
+        self.widget.add_class("mjkit-quiz")
         self._rules, self._lianla, self._n = rules, lianla, n
         self._new_quiz(Quiz(n, seed=seed, difficulty=difficulty, rules=rules, lianla=lianla))
 
@@ -119,8 +152,18 @@ class QuizWidget:
         self.go(0)
 
     def _t(self, key):
-        """The label ``key`` (messages entry ``quiz_widget.<key>``): Chinese unless en."""
-        return M.text("quiz_widget." + key, M.lang_or_zh(self.lang))
+        """The label ``key`` (messages entry ``quiz_widget.<key>``) in the widget's language."""
+        return M.value("quiz_widget." + key, self.lang)
+
+    def _show_hand(self):
+        """The current question's hand at the chosen tile size (nothing past the end)."""
+        if self.index >= len(self.quiz):
+            self.hand.value = ""
+            return
+        q = self.quiz[self.index]
+        self.hand.value = ("<div class='mjkit-hand-picture'>"
+                           + hand_svg(q.hand, size=self.tile_size.value, lang=self.lang)
+                           + f"</div><div style='color:#555'>{html.escape(q.hand)}</div>")
 
     def go(self, index):
         """Show question ``index`` (past the last: the final score)."""
@@ -129,8 +172,8 @@ class QuizWidget:
         correct, answered = self.quiz.score
         self.header.value = (f"<b>{min(index + 1, len(self.quiz))} / {len(self.quiz)}</b> · "
                              f"{self._t('score')} {correct} / {answered}")
+        self._show_hand()
         if index >= len(self.quiz):
-            self.hand.value = ""
             self.prompt.value = self._t("done")
             self.answer_box.children = []
             self.check_button.disabled = self.next_button.disabled = True
@@ -138,13 +181,14 @@ class QuizWidget:
         q = self.quiz[index]
         self.check_button.disabled = False
         self.next_button.disabled = index + 1 > len(self.quiz)
-        self.hand.value = (hand_svg(q.hand, lang=self.lang)
-                           + f"<div style='color:#555'>{html.escape(q.hand)}</div>")
         self.prompt.value = f"<b>{html.escape(q.prompt(self.lang))}</b>"
         if q.kind == "fans":
-            self.fan_buttons = [W.ToggleButton(description=name, value=False,
-                                               layout=W.Layout(width="145px"))
+            self.fan_choices = list(q.choices)
+            self.fan_buttons = [W.ToggleButton(description=fan_term(name, self.lang), value=False,
+                                               layout=W.Layout(width="auto"))
                                 for name in q.choices]
+            for b in self.fan_buttons:
+                b.add_class("mjkit-choice")
             self.fans.children = self.fan_buttons
             self.answer_box.children = [self.fans]
         elif q.kind == "total":
@@ -158,7 +202,7 @@ class QuizWidget:
         """The answer the controls hold for the current question."""
         q = self.quiz[self.index]
         if q.kind == "fans":
-            return [b.description for b in self.fan_buttons if b.value]
+            return [name for b, name in zip(self.fan_buttons, self.fan_choices) if b.value]
         if q.kind == "total":
             return self.total.value
         if self.legal.value is None:

@@ -5,13 +5,17 @@ wires controls to a :class:`BuilderState`, and :mod:`mjkit.widgets.view`
 turns a state into what the fan view shows.  Every change is checked here
 first, so a widget can never hold a fifth copy, a fifteenth tile or a meld
 that cannot be made: the change raises :class:`mjkit.HandError` and the
-state is left as it was.
+state is left as it was.  A refusal a user can meet by clicking carries its
+text in both languages (``error.texts``, from :mod:`mjkit.messages`), so the
+builder says it in its own; its message is the English one, as every mjkit
+error's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from .. import messages as M
 from ..errors import HandError
 from ..hand import MELD_KINDS, Hand, Meld
 from ..rules import get_rules
@@ -29,6 +33,17 @@ SITUATION_FLAGS = ("last_copy", "kong", "last_wall", "heavenly_hand", "earthly_h
                    "double_ready")
 
 _WINDS = "ESWN"
+
+
+def _refusal(key, **fields):
+    """A HandError for a refused click: messages entry ``state.<key>`` in English, and
+    in ``.texts`` by language (a field may be a function of the language)."""
+    texts = {lang: M.text("state." + key, lang, **{k: v(lang) if callable(v) else v
+                                                    for k, v in fields.items()})
+             for lang in M.LANGS}
+    exc = HandError(texts["en"])
+    exc.texts = texts
+    return exc
 
 
 def _kind(tile):
@@ -112,9 +127,9 @@ class BuilderState:
         """One more concealed tile."""
         kind = _kind(kind)
         if self.size >= 14:
-            raise HandError("the hand already has 14 tiles (a meld counts 3)")
+            raise _refusal("full")
         if self.copies_left(kind) <= 0:
-            raise HandError(f"no copy of {tile_to_str(kind)} left: all 4 are in the hand")
+            raise _refusal("no_copy", tile=tile_to_str(kind))
         return replace(self, tiles=self.tiles + (kind,), win=None)
 
     def remove(self, index):
@@ -138,23 +153,21 @@ class BuilderState:
         if kind not in MELD_KINDS:
             raise HandError(f"unknown meld {mode!r}")
         if len(self.melds) >= 4:
-            raise HandError("a hand has at most 4 melds")
+            raise _refusal("melds")
         if self.size + 3 > 14:
-            raise HandError("no room for another meld: the hand would pass 14 tiles")
+            raise _refusal("no_room")
         if kind == "chow":
             if first >= 27 or first % 9 > 6:
-                raise HandError(f"no chow starts at {tile_to_str(first)}: a chow is three "
-                                "tiles in a row of one suit, starting at 1..7")
+                raise _refusal("no_chow", tile=tile_to_str(first))
             need = {first: 1, first + 1: 1, first + 2: 1}
         else:
             need = {first: 4 if kind == "kong" else 3}
         for k, n in need.items():
             if self.copies_left(k) < n:
-                raise HandError(f"not enough copies of {tile_to_str(k)} left for "
-                                f"{'a concealed kong' if concealed else 'a ' + kind}")
+                raise _refusal("short", tile=tile_to_str(k),
+                               meld=lambda lang: M.value("state.melds_named", lang)[mode])
         if self.wild is not None and self.wild in need and not concealed:
-            raise HandError("a wild tile (财神) is never chowed or punged; four of them can "
-                            "only be a concealed kong (混杠)")
+            raise _refusal("wild_meld")
         return replace(self, melds=self.melds + ((kind, first, concealed),))
 
     def remove_meld(self, index):
@@ -189,8 +202,7 @@ class BuilderState:
             _kind(new.wild)
             if any(new.wild == f or (m == "chow" and f <= new.wild <= f + 2)
                    for m, f, c in new.melds if not c):
-                raise HandError("the wild tile is in a chow or pung: a wild tile is never "
-                                "chowed or punged")
+                raise _refusal("wild_in_meld")
         bad = set(new.flags) - set(SITUATION_FLAGS)
         if bad:
             raise HandError(f"unknown situation flag(s): {', '.join(sorted(bad))}")

@@ -27,6 +27,7 @@ from .. import messages as M
 from ..errors import HandError
 from ..fonts import css_stack
 from ..tiles import tile_from_str, tile_to_str
+from .layout import fan_term
 
 __all__ = ["FanView", "fan_view", "percent"]
 
@@ -111,12 +112,13 @@ class FanView:
 
     # -- HTML ----------------------------------------------------------------
 
-    def to_html(self):
+    def to_html(self, tile_size=44):
+        """The view as HTML, its tiles ``tile_size`` pixels high."""
         lang = self.state.lang
         e = html.escape
         parts = [f'<div class="mjkit-fanview" style="font-family:{css_stack()}">']
         if self.notation:
-            parts.append(self._tiles_html())
+            parts.append(self._tiles_html(tile_size))
             parts.append(f'<div style="color:#555;font-size:90%">{e(self.notation)}</div>')
         if self.chances_status:
             parts.append(self._chances_html())
@@ -152,7 +154,7 @@ class FanView:
                          ((s, "wild") if t == st.wild else s) for t, s in zip(tiles, states)],
                  hand) for tiles, states, hand in groups]
 
-    def _tiles_html(self):
+    def _tiles_html(self, size):
         """The hand as tile pictures: melds, the concealed tiles, the winning tile marked;
         with the chances of a 14-tile hand, each concealed tile with its discard's p_win."""
         from ..pictures import tiles_svg
@@ -160,12 +162,13 @@ class FanView:
         st = self.state
         groups = self._tile_groups()
         if self.chances is not None and self.chances.rows and self.chances.rows[0].tile:
-            return self._chance_tiles_html(groups)
+            return self._chance_tiles_html(groups, size)
         tiles = [t for g in groups for t in g[0]]
         states = [s for g in groups for s in g[1]]
-        return "<div>" + tiles_svg(tiles, size=44, lang=st.lang, states=states) + "</div>"
+        return ('<div class="mjkit-hand-picture">'
+                + tiles_svg(tiles, size=size, lang=st.lang, states=states) + "</div>")
 
-    def _chance_tiles_html(self, groups):
+    def _chance_tiles_html(self, groups, size):
         """Tiles in a row, each concealed one over its discard's p_win (the best in green)."""
         from ..pictures import tile_label, tiles_svg
 
@@ -175,14 +178,14 @@ class FanView:
         cells = []
         for tiles, states, hand in groups:
             if not hand:                    # a meld: not a discard
-                picture = tiles_svg(tiles, size=44, lang=lang, states=states)
+                picture = tiles_svg(tiles, size=size, lang=lang, states=states)
                 cells.append(f'<div style="display:inline-block;vertical-align:top;'
                              f'margin-right:8px">{picture}<div>&nbsp;</div></div>')
                 continue
             for t, s in zip(tiles, states):
                 name = tile_to_str(t)
                 r = rows.get(name)
-                picture = tiles_svg([t], size=44, lang=lang, states=[s])
+                picture = tiles_svg([t], size=size, lang=lang, states=[s])
                 if r is None:               # not a discard the advisor weighed: no caption
                     cells.append(f'<div style="display:inline-block;vertical-align:top;'
                                  f'margin-right:1px">{picture}<div>&nbsp;</div></div>')
@@ -210,7 +213,7 @@ class FanView:
                     f'{e(_t("chances.computing", lang))}</p>')
         if self.chances_status == "error":
             return (f'<p class="mjkit-chances-error" style="color:#b00">'
-                    f'{e(self.chances_message)}</p>')
+                    f'{e(_t("chances.error", lang, why=self.chances_message))}</p>')
         adv = self.chances
         best = adv.rows[0]
         head = _t("chances.head", lang, draws=adv.draws, bar=adv.bar)
@@ -247,14 +250,15 @@ class FanView:
                 f"{e(en)} <span style='color:#666'>{zh}</span>"
             rows.append(f"<tr><td>{name}</td><td style='text-align:right'>{pts}</td>"
                         f"<td>{'×' + str(cnt) if cnt > 1 else ''}</td>"
-                        f"<td style='color:#666'>{e(' '.join(excl))}</td></tr>")
+                        f"<td style='color:#666'>{e(', '.join(fan_term(x, lang) for x in excl))}"
+                        f"</td></tr>")
         head = (f"<tr><th>{_t('fans', lang)}</th><th>{_t('points', lang)}</th><th></th>"
                 f"<th>{_t('excludes', lang)}</th></tr>")
         out = [f"<table>{head}{''.join(rows)}</table>"]
         nc = self.not_counted()
         if nc:
-            items = "".join(f"<li>{e(f)} — {_t('because', lang)} {e('、'.join(b))}</li>"
-                            for f, b in nc)
+            items = "".join(f"<li>{e(fan_term(f, lang))} — {_t('because', lang)} "
+                            f"{e('、'.join(fan_term(x, lang) for x in b))}</li>" for f, b in nc)
             out.append(f"<details><summary>{_t('not_counted', lang)}</summary>"
                        f"<ul>{items}</ul></details>")
         out.append(self._bar_html())
@@ -270,7 +274,8 @@ class FanView:
         verdict = html.escape(r.verdict(lang))
         return (f"<div style='margin:6px 0'>{_t('total', lang)} <b>{r.total}</b> · "
                 f"{_t('bar', lang)} {self.bar}"
-                f"<div style='background:#eee;width:320px;height:12px;border-radius:6px'>"
+                f"<div style='background:#eee;width:100%;max-width:320px;height:12px;"
+                f"border-radius:6px'>"
                 f"<div style='background:{colour};width:{pct}%;height:12px;"
                 f"border-radius:6px'></div></div>"
                 f"<div style='color:{colour}'>{verdict}</div></div>")
@@ -346,5 +351,5 @@ def fan_view(state, *, distance=True):
                 else:
                     view.notes.append(_t("no_index", lang))
         return view
-    except HandError as exc:
-        return FanView(state, text, "error", message=str(exc))
+    except HandError as exc:           # the engine's words, after a line in the view's language
+        return FanView(state, text, "error", message=_t("error", lang, why=exc))
