@@ -26,7 +26,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -39,17 +38,16 @@ import pytest
 from mjkit import HandError
 from mjkit.cli import main
 
+try:
+    import servers  # tests/ is on sys.path when it is not a package
+except ImportError:  # pragma: no cover
+    from tests import servers
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "mjkit"
 CAP = 3                  # kernels at once in the served test app
 IDLE = 10                # its idle timeout (s); the cull interval is then 2 s
 KERNEL_RSS_BOUND = 700 * 2**20     # a kernel with the app loaded: about 220-300 MB
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # --------------------------------------------------------------------- options, no server
@@ -109,6 +107,23 @@ def test_results_folder_checked_and_made(no_server, tmp_path, capsys):
     assert main(["app", "--results", str(a_file)]) == 2
     assert "is a file" in capsys.readouterr().err
     assert a_file.read_text() == "the teacher's notes" and no_server == []
+
+
+def test_executor_waits_for_a_busy_kernels_outputs(tmp_path):
+    # nbclient's default 4 s after a cell's reply dropped the quiz's output under a
+    # class's load (the page came with no widgets), and its 60 s for a kernel to start
+    # stopped every page when thirty opened at once; the executor must get our waits
+    pytest.importorskip("voila")
+    import nbformat
+    from voila.execute import VoilaExecutor
+
+    from mjkit.app import _voila, server
+
+    opts = server.check_options(results=str(tmp_path))
+    c = _voila.voila_config(opts, str(tmp_path))
+    ex = VoilaExecutor(nbformat.v4.new_notebook(), config=c)
+    assert ex.iopub_timeout == _voila.IOPUB_TIMEOUT >= 60
+    assert ex.startup_timeout == _voila.KERNEL_STARTUP_TIMEOUT >= 300
 
 
 def test_host_allow_list():
@@ -305,7 +320,7 @@ def _serving(root, cap, idle=IDLE):
     import psutil
 
     (root / "cwd").mkdir()
-    port = _free_port()
+    port = servers.free_port()
     log = root / "app.log"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))

@@ -19,6 +19,9 @@ Started as ``python -m mjkit.app`` with the options in the environment
 - The page links nothing from another site (Voila's Font Awesome CDN links are
   dropped: its bundle carries the icons) and carries mjkit's CJK web font itself
   (:func:`page_filter`), so Chinese text shows on a device without a CJK font.
+- A cell's outputs are waited for (:data:`IOPUB_TIMEOUT`), not dropped after 4 s, and a
+  kernel may take :data:`KERNEL_STARTUP_TIMEOUT` to start, not 60 s, when a class of
+  kernels keeps the machine busy.
 - No tracebacks to visitors, no file served from the package folder, no
   template or theme chosen by the URL, no config file read from the
   current directory.
@@ -336,7 +339,7 @@ class TeacherHandler(_PageHandler):
                 seed=o.seed, questions=o.questions, difficulty=o.difficulty))
         if what == "/data":
             self.set_header("Content-Type", "application/json; charset=utf-8")
-            return self.finish(teacher.summary_json(self.cls.db.summary()))
+            return self.finish(teacher.summary_json(self.cls.db.summary(), self.cls.opts.lang))
         stem = f"class-seed{o.seed}-{o.difficulty}"
         if what == "/results.csv":
             self.set_header("Content-Type", "text/csv; charset=utf-8")
@@ -428,6 +431,12 @@ class ClassroomVoila(Voila):
         self.listen()
 
 
+#: Seconds the page's executor waits for a cell's outputs after its reply (see voila_config).
+IOPUB_TIMEOUT = 600
+#: Seconds a student's new kernel may take to answer its first message (see voila_config).
+KERNEL_STARTUP_TIMEOUT = 600
+
+
 def _connection_root() -> str:
     """A short folder for kernel sockets (a Unix socket path has at most ~104 bytes)."""
     tmp = tempfile.gettempdir()
@@ -445,6 +454,16 @@ def voila_config(opts: AppOptions, scratch: str, *, browser: bool = False) -> Co
     c.Voila.open_browser = browser
     c.Voila.connection_dir_root = _connection_root()
     c.VoilaConfiguration.show_tracebacks = False
+    # After a cell's execute_reply, nbclient waits only iopub_timeout (default 4 s) for
+    # the rest of its iopub messages, then renders the cell without them.  The quiz
+    # cell opens ~250 widget comms before its output; with a class of kernels on a
+    # small machine that queue takes longer than 4 s, the page arrived with no
+    # output and never drew a widget (found by tests/test_class_load.py).
+    c.VoilaExecutor.iopub_timeout = IOPUB_TIMEOUT
+    # Likewise a kernel gets 60 s to start; when a class opens the page at once, thirty
+    # kernels importing numba on two cores take longer, and every page stopped at
+    # "Running..." with no cell executed.
+    c.VoilaExecutor.startup_timeout = KERNEL_STARTUP_TIMEOUT
     c.VoilaConfiguration.file_allowlist = []           # no file of the package folder is served
     c.VoilaConfiguration.allow_template_override = "NO"
     c.VoilaConfiguration.allow_theme_override = "NO"
