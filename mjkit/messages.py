@@ -310,6 +310,22 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "app.full.body": ("所有座位都有人了。请一分钟后刷新本页（有同学关闭页面后就会空出座位）。",
                       "Every seat is taken. Please reload this page in a minute: a seat frees "
                       "when a student\ncloses the tab."),
+    # ---- what the server answers a bad address, a replaced or stopped page (mjkit.app)
+    "app.bad_request.title": ("无法打开此页面", "Cannot open this page"),
+    "app.bad_request.body": ("这个网址无效。请向老师要课堂链接。",
+                             "This address is not valid. Ask your teacher for the class link."),
+    "app.replaced.body": ("这个页面已在别处重新打开，这一份已停止。",
+                          "This page was opened again elsewhere; this copy has stopped."),
+    "app.busy.body": ("这台设备或这位同学打开的页面太多了。请关闭一个页面后刷新。",
+                      "Too many pages are open from this device or for this student; close "
+                      "one and reload."),
+    "app.idle.body": ("这个页面很久没有操作，已经停止。请刷新页面继续。",
+                      "This page had no input for a long time and was stopped. Reload the page "
+                      "to go on."),
+    # the banner a student's page shows when its kernel is stopped (mjkit.app.kernel_guard)
+    "app.memory.body": ("这个页面占用的内存太多，已经停止。请刷新页面重新开始。",
+                        "This page used too much memory and was stopped. Reload the page to "
+                        "start again."),
     # ---- the join page and the teacher's page (mjkit.app.teacher)
     "app.join.title": ("加入课堂", "Join the class"),
     "app.join.code": ("课堂代码", "Class code"),
@@ -319,6 +335,8 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "app.join.bad_code": ("课堂代码不对，请看老师的屏幕。", "That is not the class code: look at "
                           "the teacher's screen."),
     "app.join.bad_name": ("请填写名字（1到40个字）。", "Please give a name (1 to 40 characters)."),
+    "app.join.bad_seat": ("座位号是1到999的数字（可以不填）。",
+                          "A seat is a number from 1 to 999 (or leave it empty)."),
     "app.join.slow_down": ("尝试次数太多，请稍后再试。", "Too many tries: wait a few minutes."),
     "app.teacher.title": ("教师页面", "Teacher's page"),
     "app.teacher.join": ("扫码或打开网址加入", "Scan or open the address to join"),
@@ -336,6 +354,8 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "app.teacher.updated": ("每2秒自动更新", "updates every 2 seconds"),
     "app.teacher.denied": ("需要教师链接（见服务器终端）。", "This page needs the teacher's link "
                            "(printed in the server's terminal)."),
+    "app.teacher.db_error": ("无法读取课堂数据库：{reason}",
+                             "The class database cannot be read: {reason}"),
     "quiz_widget.recorded": ("已记录", "recorded"),
     "quiz_widget.not_recorded": ("记录失败，请告诉老师", "not recorded: tell the teacher"),
     "quiz_widget.student": ("学生：{name}", "Student: {name}"),

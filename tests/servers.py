@@ -64,13 +64,16 @@ def _stop(proc, timeout):
 
 @contextlib.contextmanager
 def lan_class(base: Path, *, seed: int, questions: int, difficulty: str = "easy",
-              lang: str = "zh", max_kernels: int | None = None, stop_timeout: float = 60):
+              lang: str = "zh", max_kernels: int | None = None, stop_timeout: float = 60,
+              **options):
     """Serve a class on ``0.0.0.0`` from ``base``; yield what a test needs to reach it.
 
     The dict has ``ip``, ``port``, ``url`` (the students' address, ending in
     ``/``), ``proc``, ``log`` (the path of what the server printed), ``text``
     (what it printed once up), ``results`` (the results folder), ``code`` (the
     class code) and ``teacher`` (the teacher's full link) and ``token``.
+    ``options`` are further whole-number options of ``server.check_options``
+    (``kernels_per_address=2``, ``input_idle_timeout=10``, ...).
     Skips when voila is missing (fails on CI) or the machine has no LAN address.
     """
     if importlib.util.find_spec("voila") is None:
@@ -84,6 +87,8 @@ def lan_class(base: Path, *, seed: int, questions: int, difficulty: str = "easy"
     log = base / "server-log.txt"
     results = base / "results"
     extra = "" if max_kernels is None else f", max_kernels={int(max_kernels)}"
+    # further options of server.check_options (numbers only: they go into the code below)
+    extra += "".join(f", {k}={int(v)}" for k, v in sorted(options.items()))
     code = ("import sys; from mjkit.app import server; "
             f"o = server.check_options(port={port}, seed={int(seed)}, questions={int(questions)}, "
             f"difficulty={difficulty!r}, lang={lang!r}, results={str(results)!r}, "

@@ -62,6 +62,11 @@ BAD_OPTIONS = [
     (["--lang", "fr"], "--lang must be zh or en"),
     (["--idle-timeout", "0"], "--idle-timeout must be a whole number in 10..86400"),
     (["--max-kernels", "0"], "--max-kernels must be a whole number in 1..1000"),
+    (["--input-idle-timeout", "5"], "--input-idle-timeout must be a whole number in 10..86400"),
+    (["--kernels-per-student", "0"], "--kernels-per-student must be a whole number in 1..10"),
+    (["--kernels-per-address", "101"],
+     "--kernels-per-address must be a whole number in 1..100"),
+    (["--kernel-memory", "100"], "--kernel-memory must be a whole number in 300..16000"),
 ]
 
 
@@ -156,7 +161,7 @@ def test_options_travel_in_the_environment(tmp_path):
     assert server.from_env(env) == opts
     s = server.notebook_settings(env)
     assert s == {"n": 3, "seed": 5, "difficulty": "easy", "lang": "en",
-                 "results_dir": tmp_path / "r", "db": None, "student": None}
+                 "results_dir": tmp_path / "r", "db": None, "run": None, "student": None}
     # the student comes from the page's query (Voila's QUERY_STRING), checked
     q = server.notebook_settings({**env, "QUERY_STRING": "name=%E5%B0%8F%E6%98%8E&seat=7&"
                                   "session=abcdefghijklmnopqrstuvwx"})

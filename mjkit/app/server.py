@@ -16,11 +16,21 @@ which runs the Voila server (:mod:`mjkit.app._voila`, started as
   without its cookie goes to the join page.  The teacher's page needs the
   teacher's token.  Both secrets are made per run and reach the server
   process only (never a kernel's environment).
-- Each page load starts one kernel (about 220 MB).  At most
+- Each page load starts one kernel (about 250 MB).  At most
   ``max_kernels`` run at once; the next visitor gets a "the class is full"
-  page (HTTP 503) and no kernel.  A kernel idle for ``idle_timeout`` seconds
-  with no browser connected (the tab closed, or no browser ever came) is
-  shut down; a connected student's kernel is never culled.
+  page (HTTP 503) and no kernel.  Beyond loopback, one student (one class
+  cookie) has at most ``kernels_per_student`` kernels (a new page load
+  replaces the oldest) and one address at most ``kernels_per_address``
+  (beyond: HTTP 429), so one browser cannot fill the class.  A kernel idle
+  for ``idle_timeout`` seconds with no browser connected (the tab closed, or
+  no browser ever came), or ``input_idle_timeout`` seconds without a message
+  from its browser (connected or not), is shut down.
+- What a browser may send its kernel is bounded: messages of at most
+  :data:`MAX_MESSAGE_BYTES`, at most :data:`MESSAGE_RATE` a second, only the
+  widget messages a page sends (no code), only to the student's own kernels;
+  a kernel over ``kernel_memory`` MB tells its student and stops
+  (:mod:`mjkit.app.kernel_guard`), and the server kills one over
+  :data:`HARD_MEMORY_FACTOR` times that.
 - Kernels talk to the server over Unix sockets in a private folder
   (``ipc`` transport), so two kernels starting together cannot race for a
   TCP port.
@@ -59,14 +69,34 @@ from ..validate import whole
 __all__ = ["AppOptions", "check_options", "results_folder", "allowed_hosts", "host_allowed",
            "to_env", "from_env", "notebook_settings", "serve", "DEFAULT_RESULTS",
            "ClassSecrets", "secrets_to_env", "secrets_from_env", "student_from_query",
-           "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_KERNELS", "STOP_GRACE"]
+           "DEFAULT_IDLE_TIMEOUT", "DEFAULT_MAX_KERNELS", "STOP_GRACE", "seat_number",
+           "page_query", "DEFAULT_INPUT_IDLE_TIMEOUT", "DEFAULT_KERNELS_PER_STUDENT",
+           "DEFAULT_KERNELS_PER_ADDRESS", "DEFAULT_KERNEL_MEMORY", "MAX_MESSAGE_BYTES"]
 
 #: The results folder when none is given: under the current directory.
 DEFAULT_RESULTS = "mjkit-results"
 #: Seconds a kernel may sit idle with no browser connected before it is shut down.
 DEFAULT_IDLE_TIMEOUT = 600
-#: Kernels (page loads being served) at once; each takes about 220 MB.
+#: Kernels (page loads being served) at once; each takes about 250 MB.
 DEFAULT_MAX_KERNELS = 40
+#: Seconds a kernel may go without a message from its browser before it is shut down, even
+#: with the browser connected (a tab left open, or a visitor holding websockets open).
+DEFAULT_INPUT_IDLE_TIMEOUT = 1800
+#: Kernels one student (one class cookie) may have; a new page load replaces the oldest.
+DEFAULT_KERNELS_PER_STUDENT = 1
+#: Kernels the devices behind one address may have; beyond, a "too many pages" answer (429).
+DEFAULT_KERNELS_PER_ADDRESS = 3
+#: Megabytes a student's kernel may use: above it, the kernel tells its student and stops;
+#: above :data:`HARD_MEMORY_FACTOR` times it, the server kills it.
+DEFAULT_KERNEL_MEMORY = 1000
+#: How far above the kernel's own limit the server kills it (the kernel may be too busy to
+#: notice its own limit).
+HARD_MEMORY_FACTOR = 1.25
+#: Largest websocket message a browser may send (bytes); a page's own messages are < 2 kB.
+MAX_MESSAGE_BYTES = 64 * 1024
+#: Messages a browser may send a second, on average (bursts of :data:`MESSAGE_BURST`).
+MESSAGE_RATE = 20.0
+MESSAGE_BURST = 200
 #: Seconds Voila gets to stop its kernels after SIGTERM before everything is killed.
 STOP_GRACE = 20.0
 #: The loopback address: the default, served without a class code.
@@ -94,6 +124,13 @@ class AppOptions:
     ip: str = LOCALHOST
     #: The class's database (made by :func:`serve`; empty before).
     db: str = ""
+    #: The run id stored in that database (made with it; empty before).
+    run: str = ""
+    input_idle_timeout: int = DEFAULT_INPUT_IDLE_TIMEOUT
+    kernels_per_student: int = DEFAULT_KERNELS_PER_STUDENT
+    kernels_per_address: int = DEFAULT_KERNELS_PER_ADDRESS
+    #: Megabytes per kernel (:data:`DEFAULT_KERNEL_MEMORY`).
+    kernel_memory: int = DEFAULT_KERNEL_MEMORY
 
     @property
     def hosts(self) -> frozenset:
@@ -197,8 +234,11 @@ def results_folder(path=None, *, create: bool = True) -> Path:
 
 def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang="zh",
                   results=None, idle_timeout=DEFAULT_IDLE_TIMEOUT,
-                  max_kernels=DEFAULT_MAX_KERNELS, ip=LOCALHOST, db="",
-                  create=True) -> AppOptions:
+                  max_kernels=DEFAULT_MAX_KERNELS, ip=LOCALHOST, db="", run="",
+                  input_idle_timeout=DEFAULT_INPUT_IDLE_TIMEOUT,
+                  kernels_per_student=DEFAULT_KERNELS_PER_STUDENT,
+                  kernels_per_address=DEFAULT_KERNELS_PER_ADDRESS,
+                  kernel_memory=DEFAULT_KERNEL_MEMORY, create=True) -> AppOptions:
     """Check every option of the classroom server; HandError naming the first bad one.
 
     Parameters
@@ -225,6 +265,21 @@ def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang=
         code (:func:`serve` prints it).
     db : str
         The class database (set by :func:`serve`).
+    run : str
+        The run id stored in the class database (set by :func:`serve`): kernels and the
+        teacher's page open that database only if it holds this id.
+    input_idle_timeout : int
+        Seconds (10..86400) a kernel may go without a message from its browser, connected
+        or not, before it is shut down.
+    kernels_per_student : int
+        Kernels (open pages) one student may have, 1..10; a new page load replaces the
+        oldest.  Applies beyond loopback (where students have a class cookie).
+    kernels_per_address : int
+        Kernels the devices behind one address may have, 1..100; beyond, the next page load
+        is refused (HTTP 429).  Applies beyond loopback.
+    kernel_memory : int
+        Megabytes (300..16000) a student's kernel may use; above, it tells its student and
+        stops, and at :data:`HARD_MEMORY_FACTOR` times this the server kills it.
     create : bool
         Create the results folder (and check it is writable).
     """
@@ -239,6 +294,9 @@ def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang=
         ip = LOCALHOST
     if not isinstance(db, str) or (db and not db.endswith(".sqlite")):
         raise HandError(f"the class database must be a .sqlite file, got {db!r}")
+    if not isinstance(run, str) or not (run == "" or (len(run) == 32 and all(
+            c in "0123456789abcdef" for c in run))):
+        raise HandError(f"the class database's run id must be 32 hex digits, got {run!r}")
     return AppOptions(
         port=whole("--port", port, 1, 65535),
         seed=whole("--seed", seed, 0, MAX_SEED),
@@ -247,7 +305,11 @@ def check_options(*, port=8866, seed=0, questions=10, difficulty="medium", lang=
         results=results_folder(results, create=create),
         idle_timeout=whole("--idle-timeout", idle_timeout, 10, 86400),
         max_kernels=whole("--max-kernels", max_kernels, 1, 1000),
-        ip=ip, db=db)
+        ip=ip, db=db, run=run,
+        input_idle_timeout=whole("--input-idle-timeout", input_idle_timeout, 10, 86400),
+        kernels_per_student=whole("--kernels-per-student", kernels_per_student, 1, 10),
+        kernels_per_address=whole("--kernels-per-address", kernels_per_address, 1, 100),
+        kernel_memory=whole("--kernel-memory", kernel_memory, 300, 16000))
 
 
 # ------------------------------------------------------------------ environment
@@ -338,26 +400,69 @@ def secrets_from_env(environ=None) -> ClassSecrets:
     return sec
 
 
-def student_from_query(query: str | None) -> dict | None:
-    """The student a page was opened for (``name``, ``seat``, ``session`` in its query),
-    checked; None when the query names nobody or names them badly."""
-    from urllib.parse import parse_qs
+def seat_number(text) -> int | None:
+    """A seat as typed (``""``: none); HandError unless ASCII digits for 1..999.
+
+    ``str.isdigit`` is not enough: it accepts ``²`` and ``①``, which ``int`` refuses.
+    """
+    if not isinstance(text, str) or len(text) > 3:
+        raise HandError(f"a seat is a number from 1 to 999, got {text!r}")
+    if text == "":
+        return None
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= 999:
+        raise HandError(f"a seat is a number from 1 to 999, got {text!r}")
+    return int(text)
+
+
+#: The fields a student's page address may carry (the join page makes them).
+PAGE_FIELDS = ("name", "seat", "session")
+
+
+def page_query(query: str | None) -> dict | None:
+    """The student a page address names (``name``, ``seat``, ``session``), checked.
+
+    ``None`` for an address without a query (a loopback page, or a page opened without
+    joining).  HandError for anything else that is not exactly what the join page makes:
+    a field other than :data:`PAGE_FIELDS`, a field twice, more than three fields, a bad
+    name, seat or session, or a query over 2,000 characters.  The server refuses such a
+    page (HTTP 400) before any kernel starts.
+    """
+    from urllib.parse import parse_qsl
 
     from .classdb import clean_name
 
-    if not query or len(query) > 2000:
+    if not query:
         return None
-    q = parse_qs(query, keep_blank_values=False, max_num_fields=10)
+    if not isinstance(query, str) or len(query) > 2000:
+        raise HandError("the page address is too long")
     try:
-        name = clean_name(q.get("name", [""])[0])
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True,
+                          max_num_fields=len(PAGE_FIELDS), errors="strict")
+    except (ValueError, UnicodeDecodeError):
+        raise HandError("the page address is not one the join page makes") from None
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys) or not set(keys) <= set(PAGE_FIELDS) or \
+            not {"name", "session"} <= set(keys):
+        raise HandError(f"the page address must carry name and session (and a seat), "
+                        f"got {', '.join(sorted(set(keys)))[:100]}")
+    q = dict(pairs)
+    name = clean_name(q["name"])
+    if name != q["name"]:
+        raise HandError("the name in the page address is not one the join page makes")
+    session = q["session"]
+    if not (16 <= len(session) <= 64 and session.isascii()
+            and session.replace("-", "").replace("_", "").isalnum()):
+        raise HandError("the session in the page address is not one the join page makes")
+    return {"name": name, "seat": seat_number(q.get("seat", "")), "session": session}
+
+
+def student_from_query(query: str | None) -> dict | None:
+    """The student a page was opened for (:func:`page_query`); None when the query names
+    nobody or names them badly (the server refuses such pages before a kernel starts)."""
+    try:
+        return page_query(query)
     except HandError:
         return None
-    session = q.get("session", [""])[0]
-    if not (16 <= len(session) <= 64 and session.replace("-", "").replace("_", "").isalnum()):
-        return None
-    seat_text = q.get("seat", [""])[0]
-    seat = int(seat_text) if seat_text.isdigit() and 1 <= int(seat_text) <= 999 else None
-    return {"name": name, "seat": seat, "session": session}
 
 
 def notebook_settings(environ=None) -> dict:
@@ -371,10 +476,10 @@ def notebook_settings(environ=None) -> dict:
     environ = os.environ if environ is None else environ
     if _ENV not in environ:
         return {"n": 10, "seed": 0, "difficulty": "medium", "lang": "zh", "results_dir": None,
-                "db": None, "student": None}
+                "db": None, "run": None, "student": None}
     o = from_env(environ)
     return {"n": o.questions, "seed": o.seed, "difficulty": o.difficulty, "lang": o.lang,
-            "results_dir": o.results, "db": o.db or None,
+            "results_dir": o.results, "db": o.db or None, "run": o.run or None,
             # Voila puts the page's query in the kernel's environment
             "student": student_from_query(environ.get("QUERY_STRING"))}
 
@@ -475,14 +580,15 @@ def serve(opts: AppOptions, *, browser: bool = False, grace: float = STOP_GRACE,
     """
     from dataclasses import replace
 
-    from .classdb import ClassDB, db_name
+    from .classdb import new_class_db
 
     log = sys.stdout if log is None else log
     _become_subreaper()
     if not opts.db:
-        db = opts.results / db_name(opts.seed)
-        ClassDB(db, create=True).close()
-        opts = replace(opts, db=str(db))
+        # a new file under a name unique to this run, made exclusively, holding a run id
+        # that every kernel checks: two servers never share (or adopt) a database
+        db, run = new_class_db(opts.results, opts.seed)
+        opts = replace(opts, db=str(db), run=run)
     sec = ClassSecrets.new()
     env = dict(os.environ, **to_env(opts), **secrets_to_env(sec))
     cmd = [sys.executable, "-m", "mjkit.app"] + (["--browser"] if browser else [])

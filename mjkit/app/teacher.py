@@ -23,8 +23,8 @@ from .. import messages as M
 from ..errors import HandError
 from ..fonts import font_face_css
 
-__all__ = ["join_page", "teacher_page", "denied_page", "summary_json", "rates_svg",
-           "results_csv", "results_xlsx", "qr_svg", "qr_text"]
+__all__ = ["join_page", "teacher_page", "denied_page", "message_page", "summary_json",
+           "rates_svg", "results_csv", "results_xlsx", "qr_svg", "qr_text"]
 
 _STYLE = ("<style>body{margin:0;padding:2vw 3vw;background:#f6f4ee;color:#222}"
           "h1{font-size:2em;margin:.2em 0}h2{font-size:1.4em;margin:1em 0 .4em}"
@@ -68,6 +68,12 @@ def denied_page(lang: str) -> str:
     return _doc(M.text("app.teacher.title", lang), f"<p>{html.escape(t)}</p>", lang)
 
 
+def message_page(lang: str, message: str) -> str:
+    """A page of the teacher's that says one thing (e.g. why the database cannot be read)."""
+    return _doc(M.text("app.teacher.title", lang), f'<p class="err">{html.escape(message)}</p>',
+                lang)
+
+
 def qr_svg(url: str) -> str:
     """``url`` as a QR code, an inline ``<svg>`` (black modules on white)."""
     qr = _qr(url)
@@ -103,8 +109,19 @@ def _qr(url: str):
 
 
 def summary_json(summary: dict, lang: str) -> str:
-    """:meth:`ClassDB.summary` as JSON, with the rates plot in ``lang``, for the live page."""
-    return json.dumps({**summary, "plot": rates_svg(summary, lang)}, ensure_ascii=False)
+    """:meth:`ClassDB.summary` as JSON, with the rates plot in ``lang``, for the live page.
+
+    HandError (never another error) when ``summary`` is not what it should be.
+    """
+    try:
+        return json.dumps({**summary, "plot": rates_svg(summary, lang)}, ensure_ascii=False,
+                          allow_nan=False)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, ArithmeticError) \
+            as exc:
+        if isinstance(exc, HandError):
+            raise
+        raise HandError(f"the class's data could not be shown ({type(exc).__name__}: "
+                        f"{str(exc)[:200]})") from None
 
 
 def rates_svg(summary: dict, lang: str) -> str:
@@ -157,6 +174,7 @@ def teacher_page(lang: str, *, join_url: str, code: str | None, seed: int, quest
         '<a class="btn" href="/teacher/results.csv" download>CSV</a>'
         '<a class="btn" href="/teacher/results.xlsx" download>Excel</a>'
         "</div><div>"
+        '<p id="error" class="err"></p>'
         f"<h2>{html.escape(t('students'))} <span id=\"joined\"></span></h2>"
         '<table id="students"></table>'
         f"<h2>{html.escape(t('questions'))}</h2>"
@@ -182,7 +200,12 @@ function fill(id, head, rows) {
 async function refresh() {
   try {
     const r = await fetch('/teacher/data', {cache: 'no-store'});
-    if (!r.ok) return;
+    const err = document.getElementById('error');
+    if (!r.ok) {
+      try { const e = await r.json(); err.textContent = e.error || ''; } catch (x) {}
+      return;
+    }
+    err.textContent = '';
     const d = await r.json();
     document.getElementById('joined').textContent = '(' + L.joined.replace('{n}', d.students.length) + ')';
     fill('students', L.cols, d.students.map(s => [s.seat ?? '', s.name, s.answered, s.correct,
@@ -198,19 +221,129 @@ refresh(); setInterval(refresh, 2000);
 """
 
 
+#: Columns written as whole numbers (``seat``, ``question``), a yes/no and a time;
+#: every other column, whatever it holds, is written as text (:func:`_table`).
+_WHOLE = ("seat", "question")
+_FLAG = ("correct",)
+_TIME = ("answered_at",)
+#: What makes a spreadsheet read a CSV cell as a formula (OWASP "CSV Injection"),
+#: with the full-width forms some spreadsheets also accept.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d",
+                  "\uff20")
+#: Longest text an Excel cell holds.
+_XLSX_TEXT = 32767
+
+
+def _table(frame) -> tuple[list, list]:
+    """``frame``'s header and rows as cells for a spreadsheet: the one place that types them.
+
+    A cell of a :data:`_WHOLE` column is an ``int``, of a :data:`_FLAG` column a
+    ``bool``, of a :data:`_TIME` column a ``datetime``, when its value is one (None
+    when missing); everything else, the header included, is a ``str``, which both
+    writers put out as text only (never a formula, a number or an error value).
+    """
+    import datetime
+    import math
+    import numbers
+
+    from .._lazy import pandas as pd
+
+    nat = pd.NaT
+
+    def cell(column, v):
+        if type(v) is str:
+            return v
+        if v is None or v is nat or (isinstance(v, float) and math.isnan(v)):
+            return None
+        if column in _WHOLE and isinstance(v, numbers.Real) and not isinstance(v, bool):
+            try:
+                if math.isfinite(v) and abs(v) < 2**53 and v == int(v):
+                    return int(v)
+            except (TypeError, ValueError, OverflowError):
+                pass
+        if column in _FLAG and type(v).__name__ in ("bool", "bool_"):
+            return bool(v)
+        if column in _TIME and isinstance(v, datetime.datetime):
+            return v
+        if isinstance(v, numbers.Real) and not isinstance(v, numbers.Integral) and v != v:
+            return None                                  # a missing value (NaN)
+        return str(v)
+
+    try:
+        header = [str(c) for c in frame.columns]
+        rows = [[cell(c, v) for c, v in zip(header, row)]
+                for row in frame.itertuples(index=False, name=None)]
+    except (AttributeError, TypeError, ValueError, OverflowError) as exc:
+        raise HandError(f"the answers could not be made into a table ({exc})") from None
+    return header, rows
+
+
+def _csv_text(text: str) -> str:
+    """A text cell for CSV: a leading ``'`` when a spreadsheet would read it as a formula."""
+    return "'" + text if _formula_like(text) else text
+
+
+def _formula_like(text: str) -> bool:
+    return text.startswith(_FORMULA_START)
+
+
 def results_csv(frame) -> bytes:
-    """Every answer as CSV (UTF-8 with a BOM, for a spreadsheet)."""
-    return frame.to_csv(index=False, lineterminator="\n").encode("utf-8-sig")
+    """Every answer as CSV (UTF-8 with a BOM, for a spreadsheet).
+
+    Text cells are quoted, and those a spreadsheet would take for a formula
+    (starting with ``= + - @``, a tab or a line break) get a leading ``'``
+    (OWASP "CSV Injection"); seats and question numbers stay numbers.
+    """
+    import csv
+
+    header, rows = _table(frame)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow([_csv_text(h) for h in header])
+    body = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+    for row in rows:
+        body.writerow([_csv_text(v) if isinstance(v, str) else
+                       v.isoformat(sep=" ") if hasattr(v, "isoformat") else v for v in row])
+    return out.getvalue().encode("utf-8-sig")
 
 
 def results_xlsx(frame) -> bytes:
-    """Every answer as an Excel workbook (``openpyxl``)."""
+    """Every answer as an Excel workbook (``openpyxl``), sheet ``answers``.
+
+    Every text is an explicit string cell marked as text (never a formula or an
+    error value, whatever it starts with); seats and question numbers are
+    numbers, ``correct`` a boolean, the time a date (UTC, as Excel has no time zones).
+    """
+    import datetime
     import importlib.util
 
     if importlib.util.find_spec("openpyxl") is None:
-        raise HandError("the Excel download needs openpyxl: pip install -e \".[app]\"")
+        raise HandError("the Excel download needs openpyxl: pip install -e \".[app]\"",
+                        code="missing_dependency")
+    import openpyxl
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    header, rows = _table(frame)
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "answers"
+    for r, row in enumerate([header] + rows, start=1):
+        for c, v in enumerate(row, start=1):
+            cell = ws.cell(row=r, column=c)
+            if isinstance(v, str):
+                # assigning a str makes "=..." a formula and "#N/A" an error: force text
+                cell.value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", v)[:_XLSX_TEXT]
+                cell.data_type = "s"
+                if _formula_like(v):
+                    cell.quotePrefix = True      # Excel keeps it text when it is edited
+            elif isinstance(v, datetime.datetime):
+                if v.tzinfo is not None:
+                    v = v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+                cell.value = v.to_pydatetime(warn=False) if hasattr(v, "to_pydatetime") else v
+            else:
+                cell.value = v
     out = io.BytesIO()
-    df = frame.copy()
-    df["answered_at"] = df["answered_at"].dt.tz_localize(None)   # Excel has no time zones
-    df.to_excel(out, index=False, sheet_name="answers")
+    try:
+        wb.save(out)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise HandError(f"the Excel download could not be made ({exc})") from None
     return out.getvalue()
