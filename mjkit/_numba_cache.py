@@ -16,9 +16,12 @@ kernels are compiled without a disk cache (slower start, same results).
 numba reads its cache index and data files with ``pickle`` and lets anything
 but a missing file escape: an index written by another mjkit version whose
 pickled signature names a class since moved or renamed (``AttributeError:
-Can't get attribute ...``), or a damaged file, would make every later call
-of that kernel fail.  :func:`tolerate_stale_entries` turns such a file into a
-cache miss (the kernel compiles again and numba overwrites the entry).
+Can't get attribute ...``), or a damaged file (one flipped bit can make the
+unpickler recurse, overflow or ask for gigabytes), would make every later call
+of that kernel fail.  :func:`tolerate_stale_entries` seals every file numba
+writes (a SHA-256 after the pickle) and lets numba unpickle only a file whose
+seal matches: any other file is a cache miss (the kernel compiles again and
+numba rewrites the entry, sealed).
 
 :func:`ensure` also installs :mod:`mjkit.first_run`'s listener, so that a first
 call which compiles kernels says so instead of falling silent for a minute.
@@ -26,6 +29,7 @@ call which compiles kernels says so instead of falling silent for a minute.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import stat
@@ -114,35 +118,129 @@ def _fallback_dir() -> str | None:
     return _private_tmp()
 
 
-_UNREADABLE = (pickle.UnpicklingError, AttributeError, ImportError, EOFError, IndexError,
-               TypeError, ValueError)
+#: Cache files larger than these are not read (a miss): mjkit's indexes are 1-8 kB and its
+#: data files up to about 1 MB; numba grows an index by about 2 kB per signature.
+MAX_INDEX_BYTES = 1 << 22
+MAX_DATA_BYTES = 1 << 28
+
+#: What follows the pickle in every index and data file written with mjkit imported: this
+#: marker, then the pickle's SHA-256.  Only a sealed file whose seal matches is unpickled.
+#: ``pickle.loads`` stops at the pickle's end, so numba without mjkit reads them as usual.
+SEAL = b"\x00mjkit-sha256\x00"
+_SEAL_BYTES = len(SEAL) + 32
+
+
+def _seal(body: bytes) -> bytes:
+    """``body`` (a pickle) followed by :data:`SEAL` and its SHA-256."""
+    return body + SEAL + hashlib.sha256(body).digest()
+
+
+def _unseal(blob: bytes) -> bytes:
+    """The pickle sealed in ``blob``.
+
+    Raises
+    ------
+    ValueError
+        ``blob`` has no seal (numba wrote it without mjkit, or an mjkit before the seal)
+        or a seal that does not match (the file was damaged since).
+    """
+    if len(blob) < _SEAL_BYTES or blob[-_SEAL_BYTES:-32] != SEAL:
+        raise ValueError("not sealed by mjkit")
+    body = blob[:-_SEAL_BYTES]
+    if hashlib.sha256(body).digest() != blob[-32:]:
+        raise ValueError("damaged: the SHA-256 does not match")
+    return body
+
+
+def _read(path, limit: int) -> bytes:
+    """The first ``limit`` + 1 bytes of ``path`` (more than ``limit``: too large to read)."""
+    with open(path, "rb") as f:
+        return f.read(limit + 1)
 
 
 def tolerate_stale_entries() -> None:
-    """Make numba treat an index or data file it cannot unpickle as a cache miss."""
+    """Make numba unpickle only the cache files it wrote, and treat any other as a miss.
+
+    numba reads its index and data files with ``pickle`` and lets anything but a missing
+    file escape: an index naming a class since moved (``AttributeError``), or one flipped
+    bit (``RecursionError``, ``OverflowError``, or a memo table of 20 GB before a
+    ``MemoryError``), made every later call of that kernel fail, and a flipped bit in a
+    data file's machine code could crash the process or compute wrong answers.  Here
+    every file numba writes is sealed (:data:`SEAL`), and a file is unpickled only when
+    it is at most :data:`MAX_INDEX_BYTES` / :data:`MAX_DATA_BYTES`, starts with this
+    numba's version (an index) and its seal matches.  Anything else, and any error while
+    loading, is a miss: the kernel compiles again and numba rewrites the entry, sealed.
+    A loaded entry whose signature is not the one asked for is a miss too.
+    """
     from numba.core import caching
 
     cls = caching.IndexDataCacheFile
     if getattr(cls, "_mjkit_tolerant", False):
         return
-    load_index, load_data = cls._load_index, cls._load_data
+    load, dump = cls.load, cls._dump
+    log = getattr(caching, "_cache_log", lambda *args: None)
 
     def _load_index(self):
+        # numba writes the pickled version (protocol -1), then the (stamp, overloads) pickle
         try:
-            return load_index(self)
-        except _UNREADABLE:
+            blob = _read(self._index_path, MAX_INDEX_BYTES)
+            head = pickle.dumps(self._version, protocol=-1)
+            if len(blob) > MAX_INDEX_BYTES or not blob.startswith(head):
+                return {}                    # none, too large, or another numba version's
+            stamp, overloads = pickle.loads(_unseal(blob[len(head):]))
+        except Exception:                    # noqa: BLE001 - unreadable, damaged, unsealed
             return {}
+        log("[cache] index loaded from %r", self._index_path)
+        return overloads if stamp == self._source_stamp else {}
 
     def _load_data(self, name):
+        path = self._data_path(name)
+        blob = _read(path, MAX_DATA_BYTES)   # OSError: ``load`` counts it as a miss
         try:
-            return load_data(self, name)
-        except _UNREADABLE:
-            # ``load`` passes None on as "not cached"; the entry is rewritten after compiling
+            if len(blob) > MAX_DATA_BYTES:
+                return None
+            data = pickle.loads(_unseal(blob))
+        except Exception:                    # noqa: BLE001 - ``load`` passes None on: a miss
+            return None
+        log("[cache] data loaded from %r", path)
+        return data
+
+    def _load(self, key):
+        try:
+            return load(self, key)
+        except Exception:                    # noqa: BLE001 - whatever else fails: a miss
             return None
 
-    cls._load_index = _load_index
-    cls._load_data = _load_data
+    def _dump(self, obj):
+        return _seal(dump(self, obj))
+
+    cls._load_index, cls._load_data, cls.load, cls._dump = _load_index, _load_data, _load, _dump
+    _check_loaded_signature(caching.Cache)
     cls._mjkit_tolerant = True
+
+
+def _check_loaded_signature(cache_cls) -> None:
+    """Make ``Cache.load_overload`` a miss when rebuilding fails or gives another signature.
+
+    numba saves an index before the data file it names: a process stopped between the two
+    leaves an entry naming another signature's (or an older source's) file.
+    """
+    from numba.core import sigutils
+
+    load_overload = cache_cls.load_overload
+
+    def _load_overload(self, sig, target_context):
+        try:
+            result = load_overload(self, sig, target_context)
+            got = getattr(result, "signature", None)
+            if got is not None and tuple(got.args) != tuple(
+                    sigutils.normalize_signature(sig)[0]):
+                return None
+            return result
+        except Exception:                    # noqa: BLE001 - a damaged entry is a miss
+            return None
+
+    cache_cls.load_overload = _load_overload
 
 
 def ensure() -> str | None:

@@ -409,6 +409,9 @@ def _cmd_simulate(args):
     plot = None
     if not args.no_plot:
         plot = Path(args.plot) if args.plot else (out.with_suffix(".png") if out else None)
+    if args.scheduler is not None and importlib.util.find_spec("distributed") is None:
+        raise HandError("--scheduler needs Dask: pip install 'dask[distributed]'",
+                        code="missing_dependency")
     if out is not None:
         check_writable(save_paths(out), "--out")
     if plot is not None:
@@ -416,17 +419,20 @@ def _cmd_simulate(args):
     if checkpoint:
         check_folder(checkpoint, "--checkpoint")
     client = None
-    if args.scheduler:
+    if args.scheduler is not None:
+        # the address's form was checked when parsed (_scheduler_arg); whatever Dask still
+        # refuses (no scheduler there, TLS without certificates, ...) names the option too
         try:
             from distributed import Client
-        except ImportError:
-            raise HandError("--scheduler needs Dask: pip install 'dask[distributed]'",
+        except Exception as exc:    # noqa: BLE001 - installed but broken
+            raise HandError(f"--scheduler needs Dask, which does not import: {exc}",
                             code="missing_dependency") from None
         try:
             client = Client(args.scheduler, timeout=args.timeout)
-        except (OSError, TimeoutError) as exc:
-            raise HandError(f"cannot reach the Dask scheduler {args.scheduler!r}: {exc}") \
-                from None
+        except Exception as exc:    # noqa: BLE001 - Dask raises ValueError, TypeError, OSError...
+            reason = str(exc).strip() or type(exc).__name__
+            raise HandError(f"--scheduler {args.scheduler!r}: cannot use this Dask scheduler: "
+                            f"{reason}") from None
     try:
         table = simulate(**study, checkpoint=checkpoint, client=client,
                          progress=False if args.no_progress else None)
@@ -534,7 +540,11 @@ def _cmd_app(args):
     opts = server.check_options(port=args.port, seed=args.seed, questions=args.questions,
                                 difficulty=args.difficulty, lang=args.lang,
                                 results=args.results, idle_timeout=args.idle_timeout,
-                                max_kernels=args.max_kernels, ip=args.host)
+                                max_kernels=args.max_kernels, ip=args.host,
+                                input_idle_timeout=args.input_idle_timeout,
+                                kernels_per_student=args.kernels_per_student,
+                                kernels_per_address=args.kernels_per_address,
+                                kernel_memory=args.kernel_memory)
     if importlib.util.find_spec("voila") is None:
         print("Voila is not installed. Install the app extra, from the repository root:\n"
               "    pip install -e \".[app]\"\nthen run  python -m mjkit app", file=sys.stderr)
@@ -561,6 +571,74 @@ def _checked(check):
             raise argparse.ArgumentTypeError(str(exc)) from None
     convert.__name__ = check.__name__
     return convert
+
+
+#: The schemes of a Dask scheduler address another process can reach (not ``inproc``).
+_DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def _scheduler_arg(text):
+    """``--scheduler``: a Dask scheduler address, checked before Dask is imported.
+
+    ``[SCHEME://]HOST:PORT`` as Dask reads it (no scheme: Dask's default, tcp): SCHEME one
+    of :data:`_DASK_SCHEMES`, HOST a name or an IPv4 address (ASCII letters, digits,
+    ``.-_``) or an IPv6 address in brackets (``[::1]``), PORT 1-65535.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    str
+        ``text``, unchanged.
+
+    Raises
+    ------
+    HandError
+        Not such an address; the message shows the form and what is wrong.
+    """
+    import ipaddress
+    import re
+
+    from .errors import HandError
+
+    def bad(why):
+        return HandError(f"not a Dask scheduler address ({why}): {text!r}; give "
+                         f"SCHEME://HOST:PORT, e.g. tcp://127.0.0.1:8786 (SCHEME: "
+                         f"{', '.join(_DASK_SCHEMES)})")
+
+    if not text:
+        raise bad("empty")
+    if len(text) > 300 or not text.isascii() or not text.isprintable() or " " in text:
+        raise bad("too long, or not printable ASCII without spaces")
+    scheme, sep, place = text.partition("://")
+    if not sep:
+        scheme, place = "", text
+    elif scheme == "inproc":
+        raise bad("inproc:// addresses work only inside the process that made them")
+    elif scheme not in _DASK_SCHEMES:
+        raise bad(f"unknown scheme {scheme!r}")
+    if place.startswith("["):
+        host, close, port = place[1:].partition("]")
+        if not close or not port.startswith(":"):
+            raise bad("an IPv6 host is [ADDRESS]:PORT")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise bad(f"{host!r} is not an IPv6 address") from None
+        port = port[1:]
+    else:
+        host, colon, port = place.rpartition(":")
+        if not colon:
+            raise bad("no port")
+        if not re.fullmatch(r"[A-Za-z0-9._-]+", host):
+            raise bad("no host" if not host else f"{host!r} is not a host name or address "
+                      "(an IPv6 address goes in brackets: [::1]:8786)")
+    if not (re.fullmatch(r"[0-9]{1,5}", port) and 1 <= int(port) <= 65535):
+        raise bad(f"port {port!r} is not a whole number 1-65535" if port else "no port")
+    return text
 
 
 def _level_arg(text):
@@ -855,7 +933,7 @@ def build_parser():
                     help="hands per task and per checkpoint file (default: 5000)")
     si.add_argument("--checkpoint", metavar="DIR",
                     help="save finished chunks in DIR; the same command resumes a killed run")
-    si.add_argument("--scheduler", metavar="ADDRESS",
+    si.add_argument("--scheduler", metavar="ADDRESS", type=_checked(_scheduler_arg),
                     help="play on a Dask cluster, e.g. tcp://127.0.0.1:8786 (default: all "
                          "local cores)")
     si.add_argument("--timeout", type=float, default=30, metavar="S",
@@ -886,6 +964,8 @@ def build_parser():
     nb.passes_through = "jupyter_options"
     nb.set_defaults(func=_cmd_notebooks, jupyter_options=[])
 
+    from .app import server as app_server       # its defaults (it imports no Voila)
+
     ap = sub.add_parser("app", help="serve the classroom quiz and hand builder (Voila)",
                         description="Serve the quiz and the hand builder as a web page with "
                                     "Voila; every student opening it gets the same questions "
@@ -914,6 +994,22 @@ def build_parser():
     ap.add_argument("--max-kernels", type=int, default=40, metavar="N",
                     help="students served at once; beyond, a 'the class is full' page "
                          "(default: 40)")
+    ap.add_argument("--input-idle-timeout", type=int, default=app_server.DEFAULT_INPUT_IDLE_TIMEOUT,
+                    metavar="SECONDS",
+                    help="stop a student's kernel after this long without a message from its "
+                         "browser, even with the tab open, 10..86400 (default: %(default)s)")
+    ap.add_argument("--kernels-per-student", type=int,
+                    default=app_server.DEFAULT_KERNELS_PER_STUDENT, metavar="N",
+                    help="pages one student (class cookie) may have open, 1..10; a new one "
+                         "replaces the oldest (default: %(default)s; beyond 127.0.0.1 only)")
+    ap.add_argument("--kernels-per-address", type=int,
+                    default=app_server.DEFAULT_KERNELS_PER_ADDRESS, metavar="N",
+                    help="pages the devices behind one address may have open, 1..100; "
+                         "beyond, 'too many pages' (default: %(default)s; beyond 127.0.0.1 only)")
+    ap.add_argument("--kernel-memory", type=int, default=app_server.DEFAULT_KERNEL_MEMORY,
+                    metavar="MB",
+                    help="memory of one student's kernel, 300..16000 MB; above, the page "
+                         "says so and stops (default: %(default)s)")
     ap.add_argument("--browser", action="store_true", help="open a browser too")
     ap.set_defaults(func=_cmd_app)
     return parser
