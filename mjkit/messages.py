@@ -319,6 +319,8 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "app.busy.body": ("这台设备或这位同学打开的页面太多了。请关闭一个页面后刷新。",
                       "Too many pages are open from this device or for this student; close "
                       "one and reload."),
+    "app.ended.body": ("这个页面的程序已经停止。请刷新页面重新开始。",
+                       "This page's kernel has stopped. Reload the page to start again."),
     "app.idle.body": ("这个页面很久没有操作，已经停止。请刷新页面继续。",
                       "This page had no input for a long time and was stopped. Reload the page "
                       "to go on."),

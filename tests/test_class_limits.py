@@ -185,3 +185,29 @@ def test_class_cookies_name_one_student_and_cannot_be_forged():
     assert cls.student_of(req("")) is None
     other = V._Class(opts, server.ClassSecrets.new())     # another run's cookie
     assert other.student_of(req("mjkit_class=" + good)) is None
+
+
+def test_a_kernel_that_ended_is_cleared_and_its_page_told_why():
+    """No restart (a fresh kernel would have no page): the watch clears an ended kernel,
+    naming the memory guard's own exit status as a memory stop."""
+    from types import SimpleNamespace
+
+    from mjkit.app.kernel_guard import EXIT_STATUS
+
+    async def go():
+        m = _Manager(max_kernels=8)
+        guarded = await m._start(V.Owner("ann", "10.0.0.5"))
+        crashed = await m._start(V.Owner("ben", "10.0.0.5"))
+        running = await m._start(V.Owner("cai", "10.0.0.6"))
+        for kid, status in ((guarded, EXIT_STATUS), (crashed, -9), (running, None)):
+            process = SimpleNamespace(poll=lambda s=status: s)
+            m._kernels[kid].provisioner = SimpleNamespace(process=process, pid=None)
+        await m._check_memory()
+        assert m.stopped == {guarded: "memory", crashed: "ended"}
+        assert running in m._kernels and guarded not in m._kernels
+    _run(go())
+
+
+def test_classroom_kernels_are_not_restarted():
+    opts = server.check_options(create=False)
+    assert V.voila_config(opts, "/tmp").KernelManager.autorestart is False

@@ -160,7 +160,8 @@ class Seat:
 #: and the catalogue key of what the page then shows (see :func:`page_filter`).
 CLOSE_REASONS = {"replaced": (4001, "app.replaced.body"),
                  "memory": (4002, "app.memory.body"),
-                 "idle": (4003, "app.idle.body")}
+                 "idle": (4003, "app.idle.body"),
+                 "ended": (4004, "app.ended.body")}
 
 
 class ClassroomKernelManager(AsyncMappingKernelManager):
@@ -363,9 +364,30 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
         except psutil.Error:
             return None
 
+    def kernel_exit(self, kernel_id: str) -> int | None:
+        """The kernel process's exit status, or None while it runs (or is not known)."""
+        km = self._kernels.get(kernel_id)
+        process = getattr(getattr(km, "provisioner", None), "process", None)
+        try:
+            return None if process is None else process.poll()
+        except Exception:                        # noqa: BLE001 - not a process we can poll
+            return None
+
     async def _check_memory(self):
+        """Every :attr:`memory_interval` seconds: stop a kernel over its hard limit, and
+        clear away a kernel that ended by itself (no restart: a fresh kernel would have no
+        page), its page told why (the guard's memory stop exits with its own status)."""
+        from .kernel_guard import EXIT_STATUS
+
         limit = HARD_MEMORY_FACTOR * self.kernel_memory * 2**20
         for kid in list(self._kernels):
+            if kid in self._starting:
+                continue
+            status = self.kernel_exit(kid)
+            if status is not None:
+                _log.warning("kernel %s ended by itself (status %s)", kid, status)
+                await self.stop_kernel_for(kid, "memory" if status == EXIT_STATUS else "ended")
+                continue
             rss = self.kernel_rss(kid)
             if rss is not None and rss > limit:
                 _log.warning("kernel %s uses %d MB, over %d MB: stopped", kid, rss >> 20,
@@ -910,6 +932,9 @@ def voila_config(opts: AppOptions, scratch: str, *, browser: bool = False) -> Co
     c.ClassroomKernelManager.cull_interval = opts.cull_interval
     c.ClassroomKernelManager.cull_connected = False   # a student with the page open keeps it
     c.ClassroomKernelManager.cull_busy = False
+    # a kernel that ended (its memory guard, a crash) is not restarted: a fresh kernel has
+    # no page; the memory watch clears it away and its page says why
+    c.KernelManager.autorestart = False
     if os.name == "posix":
         c.KernelManager.transport = "ipc"
     return c

@@ -16,6 +16,25 @@ worker hands an answer to the caller's ``done`` callback unless it was cancelled
 superseded, and the callback decides again whether it is still the one to show (the
 builder compares keys under its lock), so a stale answer is never drawn.
 
+The work one builder (one student, in the served app) causes is bounded twice:
+
+- **debounced**: a request starts only once it has been the newest for ``quiet`` seconds
+  (:data:`QUIET_SECONDS`), so a control changed again and again (the draws box stepped,
+  a slider dragged) costs one computation, for the value it stops at;
+- **a CPU budget**: the worker's computations may use ``share`` of one core
+  (:data:`CPU_SHARE`) in the long run, with bursts of up to ``burst`` CPU seconds
+  (:data:`CPU_BURST`) after a rest (a token bucket: each computation's process CPU
+  time is taken from it, it refills at ``share`` seconds per second).  Past the
+  budget the next request waits (the builder keeps showing "computing…") until the
+  bucket is full enough again; a request answered from the cache costs nothing.
+
+Without them one student changing the draws twice a second kept a core 50-83% busy
+(the advisor takes up to ~15 s for some 14-tile hands, and a running computation cannot
+be stopped); with them the same student costs nothing while the changes come faster
+than ``quiet`` apart, and a quarter of a core in the long run however they come (in any
+stretch of time, beyond that share, at most ``burst`` CPU seconds and the computation
+that overdraws the budget).
+
 Mahjong stays out of here: the numbers are :func:`mjkit.advise`'s, the drawing is
 :mod:`mjkit.widgets.view`'s.
 """
@@ -32,13 +51,21 @@ from ..errors import HandError
 from ..tiles import tile_to_str
 from ..validate import whole
 
-__all__ = ["DEFAULT_DRAWS", "MIN_DRAWS", "MAX_DRAWS", "ChanceRequest", "chance_request",
-           "AdviceCache", "ChanceWorker", "shared_cache"]
+__all__ = ["DEFAULT_DRAWS", "MIN_DRAWS", "MAX_DRAWS", "QUIET_SECONDS", "CPU_SHARE",
+           "CPU_BURST", "ChanceRequest", "chance_request", "AdviceCache", "ChanceWorker",
+           "shared_cache"]
 
 #: The draws-left control of the builder: its default and its range.
 DEFAULT_DRAWS = 12
 MIN_DRAWS = 1
 MAX_DRAWS = 30
+
+#: Seconds a request must stay the newest before it is computed (the debounce).
+QUIET_SECONDS = 0.6
+#: The share of one core a worker's computations may use in the long run.
+CPU_SHARE = 0.25
+#: CPU seconds a worker may spend at once after a rest (the budget's size).
+CPU_BURST = 20.0
 
 _WINDS = "ESWN"
 
@@ -154,6 +181,17 @@ class AdviceCache:
 _SHARED = AdviceCache()
 
 
+def _number(name, x, lo, hi=None):
+    """``x`` as a float in ``lo..hi``, or HandError naming ``name``."""
+    import math
+
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) \
+            or x < lo or (hi is not None and x > hi):
+        where = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+        raise HandError(f"{name} must be a number {where}, got {x!r}")
+    return float(x)
+
+
 def shared_cache():
     """The cache every builder of the process uses unless given its own."""
     return _SHARED
@@ -169,6 +207,15 @@ class ChanceWorker:
         :func:`mjkit.advise`).
     cache : AdviceCache, optional
         Default :func:`shared_cache`.
+    quiet : float
+        Seconds a request must stay the newest before it starts, 0..60 (default
+        :data:`QUIET_SECONDS`; 0: at once).
+    share : float
+        The long-run share of one core the computations may use, 0.001..1 (default
+        :data:`CPU_SHARE`).
+    burst : float
+        CPU seconds that may be spent at once after a rest, 0..3600 (default
+        :data:`CPU_BURST`).
 
     Attributes
     ----------
@@ -178,18 +225,29 @@ class ChanceWorker:
         Answers computed but not delivered: a newer request or a cancel came meanwhile.
     last_seconds : float
         Time from the last delivered request's submission to its answer.
+    cpu_seconds : float
+        The process CPU time the engine calls took, in all.
+    budget : float
+        The CPU seconds the worker may spend now (negative: the next request waits).
     error : str or None
         The traceback of the last failure of a ``done`` callback, or of an engine failure
         other than ``HandError`` (shown to the user as a message, kept here for whoever
         debugs it).
     """
 
-    def __init__(self, engine=None, cache=None):
+    def __init__(self, engine=None, cache=None, *, quiet=QUIET_SECONDS, share=CPU_SHARE,
+                 burst=CPU_BURST):
         self._engine = engine
         self.cache = shared_cache() if cache is None else cache
+        self.quiet = _number("quiet", quiet, 0, 60)
+        self.share = _number("share", share, 0.001, 1)
+        self.burst = _number("burst", burst, 0, 3600)
         self.calls = 0
         self.superseded = 0
         self.last_seconds = 0.0
+        self.cpu_seconds = 0.0
+        self._budget = self.burst
+        self._budget_at = time.monotonic()
         self.error = None
         self._cond = threading.Condition()
         self._pending = None        # (request, done, submitted at)
@@ -217,12 +275,17 @@ class ChanceWorker:
 
         ``done`` is called on the worker thread, with an ``Advice`` or a ``HandError``.
         A request submitted before this one and not started yet is dropped; the answer of
-        one running is cached but not delivered (unless it has the same key).
+        one running is cached but not delivered (unless it has the same key).  The
+        request starts once it has been the newest for ``quiet`` seconds (the same
+        request submitted again keeps its place) and the CPU budget allows.
         """
         with self._cond:
             if self._closed:
                 raise HandError("the chance worker is closed")
-            self._pending = (request, done, time.perf_counter())
+            since = time.perf_counter()
+            if self._pending is not None and self._pending[0].key == request.key:
+                since = self._pending[2]
+            self._pending = (request, done, since)
             self._idle.clear()
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="mjkit-chances",
@@ -241,6 +304,18 @@ class ChanceWorker:
     def wait(self, timeout=None):
         """Block until nothing is pending or running; False if ``timeout`` seconds passed."""
         return self._idle.wait(timeout)
+
+    @property
+    def budget(self):
+        """CPU seconds the worker may spend now (negative: the next request waits)."""
+        with self._cond:
+            return self._refill(time.monotonic())
+
+    def _refill(self, now):
+        """The budget at ``now`` (under the lock): refilled at ``share`` per second."""
+        self._budget = min(self.burst, self._budget + self.share * (now - self._budget_at))
+        self._budget_at = now
+        return self._budget
 
     @property
     def busy(self):
@@ -264,22 +339,49 @@ class ChanceWorker:
             answer = self.cache.get(request.key)   # another builder may have computed it
             if answer is None:
                 self.calls += 1
-                try:
+                cpu = time.process_time()     # every thread's: the advisor's kernels may run
+                try:                          # in parallel
                     answer = self.engine(list(request.hand), **request.kwargs)
                 except HandError as exc:
                     answer = exc
+                finally:
+                    cost = time.process_time() - cpu
+                    self.cpu_seconds += cost
+                    with self._cond:
+                        self._refill(time.monotonic())
+                        self._budget -= cost
                 self.cache.put(request.key, answer)
         return answer
+
+    def _next(self):
+        """The request to compute now (under the lock; waits as needed), or None: closed."""
+        while True:
+            if self._closed:
+                return None
+            if self._pending is None:
+                self._cond.wait()
+                continue
+            request, done, since = self._pending
+            now = time.perf_counter()
+            rest = since + self.quiet - now          # the debounce: newest for `quiet` s
+            if rest > 0:
+                self._cond.wait(rest)
+                continue
+            if self.cache.get(request.key) is None:
+                budget = self._refill(time.monotonic())
+                if budget < 0:                       # past the CPU budget: wait for it
+                    self._cond.wait(-budget / self.share)
+                    continue
+            return self._pending
 
     def _loop(self):
         while True:
             with self._cond:
-                while self._pending is None and not self._closed:
-                    self._cond.wait()
-                if self._closed:
+                taken = self._next()
+                if taken is None:
                     self._idle.set()
                     return
-                request, done, since = self._pending
+                request, done, since = taken
                 self._pending = None
                 self._running = request
                 self._cancelled = None

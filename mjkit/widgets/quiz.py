@@ -18,6 +18,14 @@ the widget makes: ``quiz-<seed>-<difficulty>-<UTC time>-<random>.csv``.
 The served app records instead: ``recorder`` (a
 :class:`mjkit.app.classdb.StudentRecorder`) gets every checked answer for the
 class database, and the widget says whether it was recorded.
+
+A *served* widget (``served=True``, the default when a ``recorder`` is given) is
+the class's quiz for everybody, so it has no seed box, no difficulty choice and no
+"new quiz" button at all (not hidden ones: a hidden widget still exists in the
+kernel and obeys the messages a browser sends it, and a student set the seed and
+had other questions recorded).  :attr:`QuizWidget.seed`, :attr:`~QuizWidget.difficulty` and
+:attr:`~QuizWidget.new_button` are then ``None`` and :meth:`QuizWidget.restart`
+refuses.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from .. import messages as M
 from ..errors import HandError
 from ..pictures import hand_svg
 from ..quiz import DIFFICULTIES, Quiz
-from ..validate import lang as check_lang
+from ..validate import boolean, lang as check_lang
 from .layout import (DEFAULT_TILE_SIZE, check_tile_size, fan_term, page_css, style_widget,
                      tile_size_slider)
 
@@ -51,6 +59,10 @@ class QuizWidget:
         The language of every label, choice and explanation.
     tile_size : int
         The tiles' height in pixels, 28..120 (default 56; a control).
+    served : bool, optional
+        The class's quiz on a served page: no seed, difficulty or "new quiz"
+        control is made (see the module docstring).  Default: whether a
+        ``recorder`` is given.
 
     Attributes
     ----------
@@ -61,6 +73,10 @@ class QuizWidget:
         The choices of a fan question; ``fan_choices`` holds their answers (the
         Chinese names :class:`~mjkit.quiz.Quiz` checks), in the same order.
     tile_size : ipywidgets.IntSlider
+    seed, difficulty, new_button : ipywidgets widgets, or None when served
+        The seed box, the difficulty choice and the "new quiz" button; a served
+        widget has none of them (see the module docstring).
+    served : bool
     widget : ipywidgets.VBox
     results_dir : pathlib.Path or None
         Where the teacher's copy goes (``None``: the download only).
@@ -70,8 +86,10 @@ class QuizWidget:
 
     def __init__(self, n=10, *, seed=0, difficulty="medium", rules="dazhong32", lianla=2,
                  lang="zh", results_dir=None, recorder=None, student=None,
-                 tile_size=DEFAULT_TILE_SIZE):
+                 tile_size=DEFAULT_TILE_SIZE, served=None):
         lang = check_lang(lang)
+        served = recorder is not None if served is None else boolean(served, "served",
+                                                                      strict=True)
         tile_size = check_tile_size(tile_size)
         if results_dir is not None:
             results_dir = Path(results_dir)
@@ -85,13 +103,18 @@ class QuizWidget:
         self.saved_path = None
         self.lang = lang
         t = self._t
-        self.seed = W.BoundedIntText(description=M.text("widgets.seed", lang), value=seed,
-                                     min=0, max=10**9, layout=W.Layout(width="180px"))
-        names = t("difficulties")
-        self.difficulty = W.ToggleButtons(options=[(names[d], d) for d in DIFFICULTIES],
-                                          value=difficulty, style={"button_width": "auto"})
-        self.new_button = W.Button(description=t("new"))
-        self.new_button.on_click(lambda _: self.restart())
+        self.served = served
+        # a served class: everybody answers the class's quiz, so the seed, difficulty and
+        # new-quiz controls are not made at all (a hidden widget would still obey messages)
+        self.seed = self.difficulty = self.new_button = None
+        if not self.served:
+            self.seed = W.BoundedIntText(description=M.text("widgets.seed", lang), value=seed,
+                                         min=0, max=10**9, layout=W.Layout(width="180px"))
+            names = t("difficulties")
+            self.difficulty = W.ToggleButtons(options=[(names[d], d) for d in DIFFICULTIES],
+                                              value=difficulty, style={"button_width": "auto"})
+            self.new_button = W.Button(description=t("new"))
+            self.new_button.on_click(lambda _: self.restart())
         self.tile_size = tile_size_slider(lang, tile_size)
         self.tile_size.observe(lambda _: self._show_hand(), names="value")
         self.header = W.HTML()
@@ -119,9 +142,8 @@ class QuizWidget:
         self.saved = W.HTML()
         self.student = W.HTML("" if not student else "<b>" + html.escape(
             M.text("quiz_widget.student", lang, name=student)) + "</b>")
-        # a served class: everybody answers the class's quiz, so no seed or new-quiz controls
         wrap = W.Layout(flex_flow="row wrap", align_items="center", width="100%")
-        top = W.HBox([self.student, self.tile_size] if recorder is not None else
+        top = W.HBox([self.student, self.tile_size] if self.served else
                      [self.seed, self.difficulty, self.new_button, self.tile_size], layout=wrap)
         self.widget = W.VBox([
             top, self.header, self.hand,
@@ -135,7 +157,16 @@ class QuizWidget:
     # -- actions -----------------------------------------------------------------
 
     def restart(self):
-        """A new quiz from the seed and difficulty controls."""
+        """A new quiz from the seed and difficulty controls.
+
+        Raises
+        ------
+        HandError
+            A served widget: the class has one quiz.
+        """
+        if self.served:
+            raise HandError("a served quiz is the class's quiz: it has no seed or "
+                            "difficulty controls and cannot be restarted")
         self._new_quiz(Quiz(self._n, seed=int(self.seed.value),
                             difficulty=self.difficulty.value, rules=self._rules,
                             lianla=self._lianla))
