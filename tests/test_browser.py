@@ -221,3 +221,37 @@ def test_a_student_joins_by_code_and_the_teacher_sees_the_answer(lan_class, tmp_
             raise AssertionError(f"{exc}\n--- the app's log ---\n{tail}") from exc
         finally:
             browser.close()
+
+
+def test_a_page_opened_again_stops_the_old_one_and_says_so(lan_class, tmp_path):
+    """One student, one kernel: a second tab with the class cookie replaces the first
+    tab's kernel, and the first tab shows why (issue 35: one browser cannot fill the class)."""
+    from playwright.sync_api import sync_playwright
+
+    shots = Path(os.environ.get("MJKIT_SCREENSHOT_DIR", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            ctx = browser.new_context(viewport={"width": 390, "height": 844})
+            first = ctx.new_page()
+            first.goto(f"{lan_class['url']}join?code={lan_class['code']}&name=Tab&seat=3",
+                       timeout=60_000)
+            first.get_by_text("这手牌").first.wait_for(timeout=180_000)
+            assert first.locator("#mjkit-notice").count() == 0
+            second = ctx.new_page()
+            second.goto(first.url, timeout=60_000)
+            second.get_by_text("这手牌").first.wait_for(timeout=180_000)
+            notice = first.locator("#mjkit-notice")
+            notice.wait_for(timeout=30_000)
+            assert "重新打开" in notice.inner_text()
+            assert second.locator("#mjkit-notice").count() == 0
+            first.screenshot(path=str(shots / "student_replaced.png"))
+            # the second tab still works: its answer is recorded
+            second.get_by_role("button", name="检查").click()
+            second.get_by_text("已记录").wait_for(timeout=30_000)
+        except Exception as exc:
+            tail = lan_class["log"].read_text(errors="replace")[-4000:]
+            raise AssertionError(f"{exc}\n--- the app's log ---\n{tail}") from exc
+        finally:
+            browser.close()

@@ -79,7 +79,7 @@ from voila.tornado.handler import TornadoVoilaHandler
 
 from .. import messages as M
 from ..errors import HandError
-from ..fonts import font_face_css
+from ..fonts import css_stack, font_face_css
 from . import NOTEBOOK, teacher
 from .classdb import ClassDB, clean_name
 from .server import (HARD_MEMORY_FACTOR, MAX_MESSAGE_BYTES, MESSAGE_BURST, MESSAGE_RATE,
@@ -214,7 +214,11 @@ class ClassroomKernelManager(AsyncMappingKernelManager):
     # -- whose kernels ---------------------------------------------------------------
 
     def owner(self, kernel_id: str) -> Owner | None:
-        """Who the kernel was started for (None: unknown, or not a kernel of ours)."""
+        """Who the kernel was started for (None: unknown, not a kernel of ours, or one the
+        server stopped: its page's reconnecting is refused at once, not left waiting for a
+        kernel that will never answer while the browser holds back its other sockets)."""
+        if kernel_id in self.stopped:
+            return None
         if kernel_id in self._kernels or kernel_id in self._starting:
             return self._owners.get(kernel_id)
         return None
@@ -464,7 +468,8 @@ def _notice_script(lang: str) -> str:
             "let d=document.getElementById('mjkit-notice');if(!d){d=document.createElement('div');"
             "d.id='mjkit-notice';d.setAttribute('role','alert');d.style.cssText='position:fixed;"
             "top:0;left:0;right:0;z-index:100000;padding:1em 1.5em;background:#b00020;"
-            "color:#fff;font-size:1.3em;font-family:sans-serif';document.body.appendChild(d);}"
+            "color:#fff;font-size:1.3em;font-family:" + css_stack().replace("'", '"')
+            + "';document.body.appendChild(d);}"
             "d.textContent=t;}function S(u,p){const w=p===undefined?new W(u):new W(u,p);"
             "w.addEventListener('close',function(e){const t=T[String(e.code)];if(t)show(t);});"
             "return w;}S.prototype=W.prototype;S.CONNECTING=0;S.OPEN=1;S.CLOSING=2;S.CLOSED=3;"
