@@ -502,8 +502,9 @@ def test_sigterm_stops_voila_and_every_kernel(app):
     # (with SQLite's write-ahead log beside it while it is open)
     assert list(app.cwd.iterdir()) == []
     names = [p.name for p in app.results.iterdir()]
-    assert any(re.fullmatch(r"class-\d{8}T\d{6}Z-seed\d+\.sqlite", n) for n in names), names
-    assert all(re.fullmatch(r"class-\d{8}T\d{6}Z-seed\d+\.sqlite(-wal|-shm)?", n)
+    assert any(re.fullmatch(r"class-\d{8}T\d{6}Z-[0-9a-f]{16}-seed\d+\.sqlite", n)
+               for n in names), names
+    assert all(re.fullmatch(r"class-\d{8}T\d{6}Z-[0-9a-f]{16}-seed\d+\.sqlite(-wal|-shm)?", n)
                for n in names), names
 
 
