@@ -359,7 +359,7 @@ def _bar_chart(rows, tile_uri, lang):
 
 def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=None,
            mode="deep", *, min_fans=None, seat_wind="E", round_wind="E", melds=None,
-           progress=None, top_targets=3):
+           progress=None, stop=None, top_targets=3):
     """What to discard for the best chance of a legal win before the wall runs out.
 
     Parameters
@@ -375,7 +375,8 @@ def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=
         estimate :func:`default_draws` from the number of visible tiles,
         ``max(0, (136 - 14 - 53 - len(visible)) // 4)`` (17 with nothing visible).
     visible : str or sequence of tiles
-        Tiles the player sees elsewhere (discards, others' melds): not live.
+        Tiles the player sees elsewhere (discards, others' melds): not live.  Read by
+        :func:`mjkit.validate.visible_counts`.
     wild : str or int, optional
         The wild tile kind (财神).
     mode : {"deep", "exact", "graph", "fast"}
@@ -388,7 +389,15 @@ def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=
         The melds when ``hand`` is counts or a tile list.
     progress : bool, optional
         Progress bars: if the rule set's value index must be built (once), and over the
-        discards when the search takes seconds (default: then; False: never).
+        search's pieces once it has taken half a second (default: then; True: from the
+        start; False: never).  The exact search at 4 draws can take a minute
+        (:func:`~mjkit.winprob.win_chances`); Ctrl-C (a notebook's stop) ends it within a
+        fraction of a second.  With no draw left nothing is searched (every ``p_win`` is
+        0).
+    stop : callable, optional
+        Asked between two pieces of the search; a true answer ends it with
+        :class:`~mjkit.winprob.SearchStopped` (e.g. ``stop=event.is_set`` for a worker
+        thread).
     top_targets : int
         Targets kept per row, 0..50.
 
@@ -400,9 +409,11 @@ def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=
     ------
     HandError
         A malformed hand, a fifth copy, a wrong tile count, ``draws_left`` or
-        ``top_targets`` out of range, an unknown mode, a bad ``min_fans``, 连拉 off the
-        dealer's seat or in a rule set without it, and whatever
-        :func:`~mjkit.winprob.win_chances` refuses.
+        ``top_targets`` out of range, an unknown mode, a bad ``min_fans``, a ``visible``
+        that is not tiles (the message names ``visible``), 连拉 off the dealer's seat or in
+        a rule set without it, and whatever :func:`~mjkit.winprob.win_chances` refuses.
+    SearchStopped
+        ``stop`` answered true.
 
     Notes
     -----
@@ -438,9 +449,11 @@ def advise(hand, rules="dazhong32", lianla=0, draws_left=None, visible=(), wild=
                         code="tile_count")
     # before the search, which would build a missing value index without a progress bar
     VI.value_index(rs, progress=progress)
-    chances = win_chances(hand, draws, rs, lianla=lianla, min_fans=min_fans, visible=visible,
-                          wild=wild, seat_wind=seat_wind, round_wind=round_wind, melds=melds,
-                          mode=mode, progress=progress)
+    # the hand and the tiles seen as read once (an iterator given is used up)
+    chances = win_chances(counts, draws, rs, lianla=lianla, min_fans=min_fans,
+                          visible=tiles_of_counts(seen), wild=wild, seat_wind=seat_wind,
+                          round_wind=round_wind, melds=meld_list, mode=mode,
+                          progress=progress, stop=stop)
     pool = np.ascontiguousarray(4 - counts - melded - seen, np.int64)
     reach = _Reach(meld_list, melded, pool, rs, bar, level, (seat, rnd), draws, top)
     rows = []

@@ -17,7 +17,8 @@ from .hand import Hand, hand_text, parse_hand, read_tile_part
 from .messages import lang_or_en, text
 from .rules import get_rules
 from .score import score
-from .tiles import N_KINDS, parse_tiles, tile_to_str
+from .tiles import N_KINDS, tile_to_str
+from .validate import visible_counts
 
 __all__ = ["Wait", "WaitsResult", "waits"]
 
@@ -95,20 +96,6 @@ class WaitsResult:
         return self.to_frame().to_html(index=False)
 
 
-def _visible_counts(visible):
-    counts = [0] * N_KINDS
-    if visible is None:
-        return counts
-    tiles = parse_tiles(visible) if isinstance(visible, str) else list(visible)
-    for t in tiles:
-        if isinstance(t, str):
-            t = parse_tiles(t)[0]
-        if not isinstance(t, int) or not 0 <= t < N_KINDS:
-            raise HandError(f"visible tiles must be tile kinds (no flowers), got {t!r}")
-        counts[t] += 1
-    return counts
-
-
 def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visible=None,
           **situation):
     """Every winning tile of a 13-tile hand, what it scores and whether it is legal.
@@ -122,9 +109,11 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
     rules, lianla, wild, wait_rule
         As for :func:`mjkit.score`.  ``dazhong32`` wins are self-drawn, so
         there ``self_drawn`` defaults to True.
-    visible : str or list, optional
+    visible : str or sequence of tiles, optional
         Tiles seen elsewhere (discards, other players' melds): they reduce
-        the unseen copies.
+        the unseen copies.  Read by :func:`mjkit.validate.visible_counts`
+        (notation such as ``"1m [456p]"`` or a list of tiles; flowers set
+        aside).
     **situation
         Situation of the win (``self_drawn``, ``seat_wind``, ...).
 
@@ -138,7 +127,9 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
     ------
     HandError
         For a malformed hand, a hand that is not 13 tiles (melds counted
-        as 3), or more copies of a tile than exist.
+        as 3), more copies of a tile than exist (the hand, its melds and
+        ``visible`` together), or a ``visible`` that is not tiles (the
+        message names ``visible``).
     """
     if isinstance(hand13, Hand):
         raise HandError("waits() takes the 13 tiles before the win, in notation; a Hand "
@@ -154,7 +145,7 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
     rs = get_rules(rules)
     if rs.self_drawn_only:
         situation.setdefault("self_drawn", True)
-    seen = _visible_counts(visible)
+    seen = visible_counts(visible).tolist()
     concealed = [0] * N_KINDS
     for t in tiles:
         concealed[t] += 1
@@ -164,6 +155,11 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
         for t in m.tiles:
             held[t] += 1
             in_meld[t] = True
+    for t in range(N_KINDS):     # every kind, not only the waits: a fifth copy is an error
+        if seen[t] and held[t] + seen[t] > 4:
+            raise HandError(f"visible: {seen[t]} {tile_to_str(t)} seen but "
+                            f"{held[t]} already in the hand; only 4 exist",
+                            code="too_many_copies")
     # The hand with its situation, read once on a tile that no situation flag
     # objects to (no copy held); each wait is that hand with another winning
     # tile, so the text is not read again and no error is caught.
@@ -184,10 +180,6 @@ def waits(hand13, rules="gb", *, lianla=0, wild=None, wait_rule="unique", visibl
         h = base if t == base.win_tile else replace(
             base, concealed=tuple(sorted(tiles + [t])), win_tile=t)
         unseen = int(4 - held[t] - seen[t])
-        if unseen < 0:
-            raise HandError(f"visible tiles: {seen[t]} {tile_to_str(t)} seen but "
-                            f"{held[t]} already in the hand; only 4 exist",
-                            code="too_many_copies")
         r = score(h, rules=rs, lianla=lianla, wild=wild, wait_rule=wait_rule)
         if not r.is_win:
             continue

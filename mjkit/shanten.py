@@ -58,6 +58,7 @@ from .hand import (MAX_TEXT_LEN, Hand, Meld, hand_text, parse_hand, parse_meld, 
 from .tiles import (N_KINDS, TILE_NAMES_ZH, tile_from_str, tile_index, tile_to_str,
                     tiles_of_counts)
 from .validate import lang as check_lang
+from .validate import visible_counts
 
 __all__ = ["FORMS", "FORM_NAMES", "NO_FORM", "TABLE_INFO", "ShantenResult", "DiscardOption",
            "ShantenBatch", "shanten", "shanten_batch", "shanten_tables",
@@ -300,13 +301,13 @@ def _check(counts: np.ndarray, melds: list[Meld], visible: np.ndarray) -> np.nda
         own = c[t] + melded[t]
         if own > 4:
             raise HandError(f"{own}th copy of {tile_to_str(t)} ({c[t]} in hand, "
-                            f"{melded[t]} in melds); only 4 exist")
+                            f"{melded[t]} in melds); only 4 exist", code="too_many_copies")
     v = visible.tolist()
     for t in range(N_KINDS):
         if c[t] + melded[t] + v[t] > 4:
             raise HandError(f"{c[t] + melded[t] + v[t]} copies of {tile_to_str(t)}: "
                             f"{c[t] + melded[t]} in the hand and its melds, {v[t]} visible; "
-                            "only 4 exist")
+                            "only 4 exist", code="too_many_copies")
     return np.array(melded, np.int64)
 
 
@@ -335,8 +336,7 @@ def read_hand_counts(hand: Any, melds: Any = None, visible: Any = None):
         As :func:`shanten` does.
     """
     counts, meld_list = _read_hand(hand, melds)
-    seen = np.zeros(N_KINDS, np.int64) if visible is None else \
-        _counts_of(_tile_list(visible, "visible tiles"))
+    seen = visible_counts(visible)
     if counts.shape != (N_KINDS,):
         raise HandError(f"expected 34 counts, got shape {counts.shape}")
     melded = _check(counts, meld_list, seen)
@@ -580,6 +580,7 @@ def shanten(hand: Any, visible: Any = None, *, melds: Any = None) -> ShantenResu
     visible : str or sequence of tiles, optional
         Tiles seen elsewhere (discards, other players' melds, in notation
         ``"1m9p[555s]"`` or as a list); they lower the unseen counts only.
+        Read by :func:`mjkit.validate.visible_counts` (flowers set aside).
     melds : str or sequence of Meld, optional
         The hand's melds when ``hand`` is counts or a tile list
         (``"[123m]{EEEE}"``).
@@ -592,7 +593,8 @@ def shanten(hand: Any, visible: Any = None, *, melds: Any = None) -> ShantenResu
     ------
     HandError
         Unknown tiles, a fifth copy (hand, melds and visible tiles
-        together), or a tile count other than 13 - 3k / 14 - 3k with k melds.
+        together), a tile count other than 13 - 3k / 14 - 3k with k melds,
+        or a ``visible`` that is not tiles (the message names ``visible``).
 
     Examples
     --------

@@ -5,27 +5,30 @@ Each returns the value in its plain Python form or raises
 ever reaches a kernel (where it would wrap or overflow silently).  This is
 the one home of these checks: whole numbers (:func:`whole`, :func:`decimal`
 for text), seeds, 连拉 levels and level lists, yes/no flags
-(:func:`boolean`), winds, flowers, the wild tile and the language of a text
-(:func:`lang`); ``hand``, ``score``, the pictures, the simulator, the quiz,
-the app and the CLI all call them, so a value is accepted (and an error
-worded) the same way everywhere.
+(:func:`boolean`), winds, flowers, the wild tile, the tiles seen outside a
+hand (:func:`visible_counts`) and the language of a text (:func:`lang`);
+``hand``, ``score``, the pictures, the simulator, the quiz, the app and the
+CLI all call them, so a value is accepted (and an error worded) the same way
+everywhere.
 """
 
 from __future__ import annotations
 
 import itertools
 import operator
+from collections.abc import Mapping, Set
 from typing import Any
 
 import numpy as np
 
 from .errors import HandError, short_repr
 from .messages import LANGS
-from .tiles import N_KINDS, N_TILES, is_flower, scan_tiles, tile_from_str, tile_to_str
+from .tiles import (N_KINDS, N_TILES, is_flower, scan_tiles, tile_from_str, tile_index,
+                    tile_to_str)
 
 __all__ = ["whole", "decimal", "seed", "MAX_LEVEL", "level", "levels", "levels_text",
            "INT32_MAX", "MAX_ITEMS", "take", "boolean", "wind", "flowers", "flower_tile",
-           "wild_kind", "lang"]
+           "wild_kind", "MAX_VISIBLE", "visible_counts", "lang"]
 
 #: Largest value an int32 kernel field can hold.
 INT32_MAX = 2**31 - 1
@@ -264,6 +267,82 @@ def wild_kind(x: Any, name: str = "wild") -> int:
         raise HandError(f"{name} must be one of the 34 tile kinds{why}, got {short_repr(x)}",
                         code="unknown_tile")
     return t
+
+
+#: The most tiles a ``visible=`` argument may list: every copy of the 34 kinds and the
+#: 8 flowers (more is refused before any is read).
+MAX_VISIBLE = 4 * N_KINDS + 8
+
+
+def visible_counts(x: Any, name: str = "visible") -> np.ndarray:
+    """The tiles seen outside a hand (``visible=``) as copies per kind, int64 ``(34,)``.
+
+    The one reading of ``visible=`` for every function that takes it (``waits``,
+    ``shanten``, ``distance_to``, ``targets``, ``win_chances``, ``advise``).
+
+    Parameters
+    ----------
+    x : None, str or sequence of tiles
+        None: nothing seen.  A str: notation as a hand's tile part is written, loose
+        tiles and melds seen in brackets (``"1m E [456p]"``).  A sequence (list, tuple,
+        numpy array, iterator): one tile per item, as notation (``"5m"``) or an index
+        0..41.  Flowers are set aside: they are never live tiles.
+    name : str
+        The argument's name in messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        Copies seen per kind.
+
+    Raises
+    ------
+    HandError
+        Naming ``name``, for anything else: a number, True/False, a dict or a set (a
+        set holds one copy of each tile), bytes, a nested sequence, an item that is not
+        one tile, notation that cannot be read, more than :data:`MAX_VISIBLE` tiles, or
+        more than 4 copies of a kind (code ``"too_many_copies"``).  The copies in the
+        hand are counted with these by the hand's reader
+        (:func:`mjkit.shanten.read_hand_counts`).
+    """
+    counts = np.zeros(N_KINDS, np.int64)
+    if x is None:
+        return counts
+    what = (f"{name} must be tiles in notation (such as '1m E [456p]') or a sequence of "
+            "tiles (such as ['1m', 'E'] or tile indices)")
+    if isinstance(x, str):
+        from .hand import read_tile_part        # hand imports this module
+
+        try:
+            melds, tiles = read_tile_part(x)
+        except HandError as exc:
+            raise HandError(f"{name}: {exc}", code=exc.code) from None
+        tiles = tiles + [t for m in melds for t in m.tiles]
+    else:
+        if isinstance(x, (bytes, bytearray, Mapping, Set)) or not hasattr(x, "__iter__"):
+            raise HandError(f"{what}, got {type(x).__name__} {short_repr(x)}")
+        tiles = []
+        for t in take(x, MAX_VISIBLE, name):
+            try:
+                if isinstance(t, str):
+                    tiles.append(tile_from_str(t))
+                elif isinstance(t, (int, np.integer)) and not isinstance(t, (bool, np.bool_)):
+                    tiles.append(tile_index(t))
+                else:
+                    raise HandError(f"{what}, got the item {short_repr(t)}")
+            except HandError as exc:
+                msg = str(exc)
+                raise HandError(msg if msg.startswith(name) else f"{name}: {msg}",
+                                code=exc.code) from None
+    for t in tiles:
+        if t < N_KINDS:
+            counts[t] += 1
+    over = np.flatnonzero(counts > 4)
+    if len(over):
+        t = int(over[0])
+        raise HandError(f"{name}: {counts[t]} copies of {tile_to_str(t)} seen; only 4 exist",
+                        code="too_many_copies")
+    return counts
 
 
 def lang(x: Any, name: str = "lang") -> str:

@@ -12,12 +12,18 @@ back.  ``mode="exact"`` answers exactly for that model (the search grows about 4
 per draw, so up to :data:`MAX_DRAWS` draws); ``mode="graph"`` plays the useful exchanges
 toward the nearest accepted complete hands, for any number of draws; ``mode="deep"``
 (the default) is exact up to :data:`EXACT_UP_TO` draws and the graph beyond.
+
+With no draw left there is nothing to search: every choice's ``p_win`` is 0, answered at
+once in every mode.  A search that takes seconds shows a progress bar and stops between
+two of its pieces when asked (Ctrl-C, a notebook's stop, or the caller's ``stop``
+callback: :class:`SearchStopped`), within a fraction of a second.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -42,15 +48,17 @@ from .shanten import read_hand_counts, shanten_tables
 from .tiles import N_KINDS, tile_to_str, tiles_of_counts, tiles_to_str
 from .validate import whole, wild_kind, wind
 
-__all__ = ["MAX_DRAWS", "Chance", "WinChances", "alone_chances", "fast_choice", "fast_order",
-           "fast_rates", "fast_void_discard", "p_alone", "win_chances"]
+__all__ = ["MAX_DRAWS", "Chance", "SearchStopped", "WinChances", "alone_chances",
+           "fast_choice", "fast_order", "fast_rates", "fast_void_discard", "p_alone",
+           "win_chances"]
 
 MAX_DRAWS = 4   # the exact search's limit here (its key holds up to KW.MAX_DRAWS)
 EXACT_UP_TO = 3        # mode="deep": the exact search up to this many draws, else the graph
 MAX_GRAPH_DRAWS = 200
 MODES = ("deep", "exact", "graph", "fast")
 _MAX_NODES = 100_000    # per graph; beyond, the graph is cut (``WinChances.cut``)
-PROGRESS_AFTER = 0.5    # seconds for one discard's graph before a progress bar shows
+PROGRESS_AFTER = 0.5    # seconds of a search before its progress bar shows
+SCORE_CHUNK = 1024      # complete hands scored per call between two stop checks
 _FEW_TARGETS = 48       # a cut graph is tried again toward the likeliest targets only
 FAST_TARGETS = 1024     # mode="fast": the nearest targets it rates (more are left out)
 
@@ -80,7 +88,8 @@ class WinChances:
     is_win: bool = False          # the 14 tiles are already a legal self-drawn win
     win_fans: int = -1
     cut: bool = False             # a graph reached its node limit: p_win is underestimated
-    exact: bool = True            # the exact search answered (else the graph: a lower bound)
+    exact: bool = True            # exact: the exact search, or no draw left (else the graph:
+                                  # a lower bound)
     mode: str = "deep"
     situation: dict = field(default_factory=dict)
     by_efficiency: bool = False   # fast mode at a void bar: played for tile efficiency
@@ -124,19 +133,138 @@ def _order(c):
     return (-c.p_win, -(0.0 if np.isnan(c.exp_fans) else c.exp_fans))
 
 
-class _Judge:
-    """Verdicts on complete hands by the batch scorer, for the kernels to look up."""
+class SearchStopped(Exception):
+    """A search ended early because its caller's ``stop`` callback asked (see
+    :func:`win_chances`); nothing was returned."""
 
-    def __init__(self, rs, row, bar):
+
+class _Steps:
+    """Progress and stopping of one search, between two of its pieces of work.
+
+    Parameters
+    ----------
+    progress : bool or None
+        True: a bar from the first piece; False: none; None: a bar once the search has
+        taken :data:`PROGRESS_AFTER` seconds.
+    stop : callable or None
+        Asked between two pieces; a true answer ends the search (:class:`SearchStopped`).
+    desc, unit : str
+        The bar's label and unit.
+
+    Used as a context manager around the search, which closes the bar however the search
+    ends and, in the main thread, takes Ctrl-C (SIGINT, a notebook's stop) over: the
+    interrupt is noted and KeyboardInterrupt raised at the next :meth:`check`, between two
+    kernel calls (a second Ctrl-C raises it at once: a kernel compiling on first use may
+    take a minute to reach the next check).  Raised where Python happens to be, it could
+    fire inside numba's conversion of a kernel's arguments or result, which calls Python
+    without checking for an error: a crash (a segmentation fault after a Ctrl-C during
+    the graph), a SystemError or a TypeError instead of the interrupt.  A handler of the
+    caller's own (not Python's default) is left alone.
+    """
+
+    def __init__(self, progress, stop, desc, unit):
+        self.progress = None if progress is None else bool(progress)
+        self.stop = stop
+        self.desc = desc
+        self.unit = unit
+        self.total = 0
+        self.done = 0
+        self.bar = None
+        self.t0 = time.perf_counter()
+        self.interrupted = False
+        self._sigint = None
+
+    def __enter__(self):
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._sigint = signal.signal(signal.SIGINT, self._note_interrupt)
+        return self
+
+    def _note_interrupt(self, signum, frame):
+        if self.interrupted:            # a second Ctrl-C: at once, wherever Python is
+            raise KeyboardInterrupt
+        self.interrupted = True
+
+    def __exit__(self, exc_type, exc, tb):
+        if self._sigint is not None:
+            signal.signal(signal.SIGINT, self._sigint)
+            self._sigint = None
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        if self.interrupted and exc_type is None:
+            raise KeyboardInterrupt
+
+    def check(self):
+        """End the search if it was interrupted or the caller asked."""
+        if self.interrupted:
+            raise KeyboardInterrupt
+        if self.stop is not None and self.stop():
+            raise SearchStopped(f"{self.desc}: stopped by the caller after {self.done} of "
+                                f"{self.total} {self.unit}s")
+
+    def step(self, n=1):
+        """``n`` pieces done: the bar moves (or appears), then the stop check."""
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.progress is not False and self.done < self.total and (
+                self.progress or time.perf_counter() - self.t0 > PROGRESS_AFTER):
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=self.total, initial=self.done, desc=self.desc,
+                            unit=self.unit, leave=False)
+        self.check()
+
+
+def _stop_callable(stop):
+    if stop is not None and not callable(stop):
+        raise HandError(f"stop must be a callable (such as threading.Event().is_set) or "
+                        f"None, got {type(stop).__name__}")
+    return stop
+
+
+class _Judge:
+    """Verdicts on complete hands by the batch scorer, for the kernels to look up.
+
+    ``steps`` (a :class:`_Steps`, optional) is asked to stop between two batches of
+    :data:`SCORE_CHUNK` hands.
+    """
+
+    def __init__(self, rs, row, bar, steps=None):
         self.rs = rs
         self.row = row
         self.bar = bar
+        self.steps = steps
         self.verdicts = KW.Verdicts(KW.new_dict(_LEAF_KEY, types.int64),
                                     KW.new_dict(_LEAF_KEY, types.int64))
+        self.known = {}           # the graph's verdicts: (counts key a, b, winning tile) -> fans
+
+    def check(self):
+        """:meth:`_Steps.check` of the search, if any: a pause where it may end."""
+        if self.steps is not None:
+            self.steps.check()
 
     def judge(self, counts, wins):
         """Counted fans (or -1) of the self-drawn wins on ``wins`` with 14-tile ``counts``."""
-        return legal_counted(self.row, counts, wins, self.rs, self.bar)
+        if len(counts) <= SCORE_CHUNK:
+            return legal_counted(self.row, counts, wins, self.rs, self.bar)
+        out = np.empty(len(counts), np.int64)
+        for i in range(0, len(counts), SCORE_CHUNK):
+            self.check()
+            j = i + SCORE_CHUNK
+            out[i:j] = legal_counted(self.row, counts[i:j], wins[i:j], self.rs, self.bar)
+        return out
+
+    def judge_keyed(self, keys, counts, wins):
+        """:meth:`judge` of distinct hands keyed by rows ``(a, b, winning tile)``, each
+        scored once per question (the graphs of the discards share many)."""
+        rows = [tuple(k) for k in keys.tolist()]
+        fans = np.array([self.known.get(k, -2) for k in rows], np.int64)
+        todo = np.flatnonzero(fans == -2)
+        if len(todo):
+            fans[todo] = self.judge(counts[todo], wins[todo])
+            self.known.update(zip([rows[i] for i in todo], fans[todo].tolist()))
+        return fans
 
     def settle(self):
         """Score what the last search left pending; False when nothing was."""
@@ -154,19 +282,78 @@ class _Judge:
         return True
 
 
-def _search(c, pool, draws, prob, tabs, sws, judge):
-    out_p = np.empty(N_KINDS)
-    out_f = np.empty(N_KINDS)
+#: The exact search splits the discards after the first draw into a piece each from this
+#: many draws (its pieces then take a fraction of a second: 0.4 s at most measured on a
+#: loaded core, for ``"1234567m1234567p"`` at 4 draws).
+SPLIT_FROM = 4
+
+
+def _search(c, pool, draws, prob, tabs, sws, judge, steps):
+    """The exact search: ``(out_p, out_f, states)``, ``(V, F)`` for the 13 counts ``c``
+    (slot 0) or after each discard ``d`` of 14 (slot ``d``; NaN where ``d`` is not held).
+
+    In pieces (:func:`mjkit._kernels.winprob.root_discards`: a discard of the start, a
+    first draw, then the discards after it, one by one from :data:`SPLIT_FROM` draws), a
+    ``steps.step()`` for each (discard, first draw) and a ``steps.check()`` between two
+    pieces.  One memory serves every piece of a pass; a pass that met complete hands
+    without a verdict is searched again once they are scored (usually two passes of
+    similar cost: the bar counts both).  The values (the choice and the sums made in the
+    kernel's order) and the states remembered are those of one search of the whole.
+    """
+    n = int(c.sum()) + 3 * int(prob.n_melds)
+    discards = [-1] if n % 3 == 1 else np.flatnonzero(c).tolist()
+    live = np.flatnonzero(pool).tolist()
+    draws = np.int64(draws)
+    n_pools = [int(KW.root_live(c, pool, draws, np.int64(d), prob, tabs, sws))
+               for d in discards]
+    spans = [(e, e + 1) for e in range(N_KINDS)] if draws >= SPLIT_FROM else [(0, N_KINDS)]
+    steps.total = 2 * len(discards) * len(live)
     while True:
-        states = KW.search(c, pool, np.int64(draws), prob, tabs, sws, judge.verdicts, out_p,
-                           out_f)
+        out_p = np.full(N_KINDS, np.nan)
+        out_f = np.full(N_KINDS, np.nan)
+        memo_p, memo_f = KW.new_dict(), KW.new_dict()
+        states = 0
+        for d, n_pool in zip(discards, n_pools):
+            acc_p = acc_f = 0.0
+            d64 = np.int64(d)
+            held = c.copy()
+            if d >= 0:
+                held[d] -= 1
+            for x in live:
+                if n_pool:
+                    w = int(pool[x])
+                    f = int(KW.root_win(c, pool, d64, np.int64(x), prob, tabs, sws,
+                                        judge.verdicts))
+                    if f >= 0:
+                        acc_p += float(w)
+                        acc_f += float(w * f)
+                    elif draws > 1:
+                        best_p, best_f = -1.0, 0.0
+                        held[x] += 1
+                        for e0, e1 in spans:
+                            if e1 - e0 == 1 and held[e0] == 0:
+                                continue
+                            best_p, best_f, states = KW.root_discards(
+                                c, pool, draws, d64, np.int64(x), np.int64(e0), np.int64(e1),
+                                best_p, best_f, prob, tabs, sws, judge.verdicts, memo_p, memo_f)
+                            steps.check()
+                        held[x] -= 1
+                        acc_p += w * best_p
+                        acc_f += w * best_f
+                steps.step()
+            slot = max(d, 0)
+            out_p[slot] = acc_p / n_pool if n_pool else 0.0
+            out_f[slot] = acc_f / n_pool if n_pool else 0.0
         if not judge.settle():
-            return out_p, out_f, states
+            # every start searched is remembered too in the whole search's count
+            return out_p, out_f, states + sum(n > 0 for n in n_pools)
+        if steps.done >= steps.total:       # a third pass (not expected): a longer bar
+            steps.total += len(discards) * len(live)
 
 
 def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visible=None,
                 wild=None, seat_wind="E", round_wind="E", melds=None, mode="deep",
-                progress=None):
+                progress=None, stop=None):
     """Probability of a legal self-drawn win within ``draws`` draws, per discard.
 
     Parameters
@@ -176,7 +363,10 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
         them (``"[123p]45m..."``).  Wild tiles held are tiles of the ``wild`` kind.
     draws : int
         Draws left to the player: 0..:data:`MAX_DRAWS` with ``mode="exact"``, else
-        0..:data:`MAX_GRAPH_DRAWS`.
+        0..:data:`MAX_GRAPH_DRAWS`.  With 0 no win can come (wins are self-drawn, and
+        14 tiles that already win are reported by ``is_win``, not as a choice): every
+        ``p_win`` is 0, answered without a search in every mode (the fast mode still
+        rates the discards, for the order it plays them).
     rules : str or RuleSet
     lianla : int
         The dealer's 连N拉N level (seat East only); its 4N fans count toward the bar.
@@ -184,7 +374,7 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
         The bar in counted fans, the 连拉 line included (default: the rule set's minimum).
     visible : str or sequence of tiles, optional
         Tiles the player sees elsewhere (discards, others' melds, a turned wild
-        indicator): not live.
+        indicator): not live.  Read by :func:`mjkit.validate.visible_counts`.
     wild : str or int, optional
         The wild tile kind (财神).
     seat_wind, round_wind : str or int
@@ -198,23 +388,35 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
         graph beyond.  ``"fast"``: the simulator's rating (:func:`fast_rates`; see
         Notes), its ``p_win`` a calibrated estimate.
     progress : bool, optional
-        A progress bar over the discards the graph values (default: once the first one
-        took more than :data:`PROGRESS_AFTER` seconds).  Interrupting (Ctrl-C, a notebook's
-        stop) takes effect between two discards.
+        A progress bar over the search's pieces: the discards the graph values, or the
+        exact search's (discard, first draw) pairs.  Default: once the search has taken
+        :data:`PROGRESS_AFTER` seconds; True: from the start; False: never.  The exact
+        search takes up to about a minute on one core at :data:`MAX_DRAWS` draws (e.g.
+        ``"1234567m1234567p"``, ~760,000 states); the graph with wild tiles many seconds.
+    stop : callable, optional
+        Asked (without arguments) between two pieces of the search and between two
+        batches of :data:`SCORE_CHUNK` hands scored; a true answer ends the search with
+        :class:`SearchStopped` (e.g. ``stop=event.is_set`` for a worker thread).
+        Interrupting (Ctrl-C, a notebook's stop) takes effect at the same points, within
+        a fraction of a second: KeyboardInterrupt reaches the caller (during the search
+        the interrupt is held until then: raised inside numba's handling of a kernel
+        call it could crash the process).
 
     Returns
     -------
     WinChances
         ``choices``: one :class:`Chance` per distinct discard of a 14-tile hand (one, with
         ``tile=None``, for 13 tiles), best first; ``is_win`` when the 14 tiles already are
-        a legal win.
+        a legal win.  ``exact`` is True for the exact search and with no draw left.
 
     Raises
     ------
     HandError
         A malformed hand, a fifth copy, a wrong tile count, ``draws`` outside
-        0..MAX_DRAWS, a bad ``min_fans``, 连拉 off the dealer's seat or in a rule set
-        without it.
+        0..MAX_DRAWS, a bad ``min_fans``, a ``visible`` that is not tiles, a ``stop``
+        that is not callable, 连拉 off the dealer's seat or in a rule set without it.
+    SearchStopped
+        ``stop`` answered true.
 
     Notes
     -----
@@ -258,6 +460,7 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     level = rs.streak_level(lianla, seat)
     bar = target_fans(rs, min_fans, level)
     wk = wild_kind(wild)
+    stop = _stop_callable(stop)
     counts, meld_list, melded, seen = read_hand_counts(hand, melds, visible)
     n_conc = int(counts.sum())
     k = len(meld_list)
@@ -271,62 +474,61 @@ def win_chances(hand, draws, rules="dazhong32", *, lianla=0, min_fans=None, visi
     prob = KW.WinProblem(np.ascontiguousarray(melded, np.int64), np.int64(k), np.int64(wk))
     tabs = ShantenTables(*shanten_tables())    # shanten_tables() is cached
     sws = _sws()
-    judge = _Judge(rs, situation_row(meld_list, seat, rnd, True, level, wk), bar)
+    desc = "win chances (exact)" if exact else "win chances"
+    steps = _Steps(progress, stop, desc, "piece" if exact else "discard")
+    judge = _Judge(rs, situation_row(meld_list, seat, rnd, True, level, wk), bar, steps)
     text = tiles_to_str(tiles_of_counts(counts))
     is_win = False
     wf = -1
     cut = False
     by_eff = False
-    if mode == "fast":
-        discard = n_conc == 14 - 3 * k
-        if discard:
-            held = np.flatnonzero(c)
-            wf = int(judge.judge(np.tile(c, (len(held), 1)), held).max())
-            is_win = wf >= 0
+    discard = n_conc == 14 - 3 * k
+    if discard:
+        held = np.flatnonzero(c)
+        wf = int(judge.judge(np.tile(c, (len(held), 1)), held).max())
+        is_win = wf >= 0
+    if fast:
         choices, by_eff = _fast_chances(c, meld_list, melded, pool, draws, rs, bar, level,
                                         (seat, rnd), wk, discard, judge)
         states = 0
-    elif n_conc == 14 - 3 * k:
-        held = np.flatnonzero(c)
-        wins = judge.judge(np.tile(c, (len(held), 1)), held)
-        wf = int(wins.max())
-        is_win = wf >= 0
+    elif draws == 0:
+        # no draw left, no win: nothing to search (every choice is worth 0, exactly)
+        exact = True
+        states = 0
+        choices = [Chance(tile_to_str(int(d)), 0.0, float("nan")) for d in held] \
+            if discard else [Chance(None, 0.0, float("nan"))]
+    elif discard:
         choices = []
-        if exact:
-            out_p, out_f, states = _search(c, pool, draws, prob, tabs, sws, judge)
-            choices = [Chance(tile_to_str(d), float(out_p[d]), _given(out_p[d], out_f[d]))
-                       for d in range(N_KINDS) if c[d] > 0]
-        else:
-            states = 0
-            shown = None if progress is None else bool(progress)
-            bar_it = None
-            for i, d in enumerate(held):
-                t1 = time.perf_counter()
-                c[d] -= 1
-                p, f, n, whole_graph = _graph_value(c, meld_list, melded, pool, draws, rs, bar,
-                                                    level, (seat, rnd, wk), judge)
-                c[d] += 1
-                states += n
-                cut = cut or not whole_graph
-                choices.append(Chance(tile_to_str(int(d)), p, _given(p, f)))
-                if shown is None:
-                    shown = time.perf_counter() - t1 > PROGRESS_AFTER and len(held) > 1
-                if shown and bar_it is None and i + 1 < len(held):
-                    from tqdm.auto import tqdm
-                    bar_it = tqdm(total=len(held), initial=i + 1, desc="win chances",
-                                  unit="discard", leave=False)
-                elif bar_it is not None:
-                    bar_it.update(1)
-            if bar_it is not None:
-                bar_it.close()
+        with steps:
+            if exact:
+                out_p, out_f, states = _search(c, pool, draws, prob, tabs, sws, judge, steps)
+                choices = [Chance(tile_to_str(d), float(out_p[d]), _given(out_p[d], out_f[d]))
+                           for d in range(N_KINDS) if c[d] > 0]
+            else:
+                states = 0
+                steps.total = len(held)
+                for d in held:
+                    c[d] -= 1
+                    try:
+                        p, f, n, whole_graph = _graph_value(c, meld_list, melded, pool, draws,
+                                                            rs, bar, level, (seat, rnd, wk),
+                                                            judge)
+                    finally:
+                        c[d] += 1
+                    states += n
+                    cut = cut or not whole_graph
+                    choices.append(Chance(tile_to_str(int(d)), p, _given(p, f)))
+                    steps.step()
     else:
-        if exact:
-            out_p, out_f, states = _search(c, pool, draws, prob, tabs, sws, judge)
-            p, f = out_p[0], out_f[0]
-        else:
-            p, f, states, whole_graph = _graph_value(c, meld_list, melded, pool, draws, rs,
-                                                     bar, level, (seat, rnd, wk), judge)
-            cut = not whole_graph
+        with steps:
+            if exact:
+                out_p, out_f, states = _search(c, pool, draws, prob, tabs, sws, judge, steps)
+                p, f = out_p[0], out_f[0]
+            else:
+                steps.total = 1
+                p, f, states, whole_graph = _graph_value(c, meld_list, melded, pool, draws,
+                                                         rs, bar, level, (seat, rnd, wk), judge)
+                cut = not whole_graph
         choices = [Chance(None, float(p), _given(p, f))]
     if mode != "fast":        # the fast mode's choices are in the order it plays them
         choices.sort(key=_order)
@@ -595,6 +797,7 @@ def _graph_value(h0, meld_list, melded, pool, draws, rs, bar, level, situation, 
     while True:
         best, pats, _ = nearest_patterns(plain, meld_list, melded, pool, rs, bar, level,
                                          (seat, rnd, True), cap)
+        judge.check()
         if len(pats) < cap or cap >= 1 << 16:
             break
         cap *= 4
@@ -618,6 +821,7 @@ def _graph_on(h0, pats, pool, draws, judge, max_nodes, wild):
     """``(p, f, nodes, whole)``: the exchange graph from ``h0`` toward ``pats``."""
     g, whole_graph = KW.exchange_graph(h0, pool, pats.astype(np.int8), np.int64(max_nodes),
                                        np.int64(wild))
+    judge.check()
     if len(g.win_x):
         # each win candidate: its node's counts plus the drawn tile; nodes differing only
         # in the tiles drawn on the way share their complete hands, scored once
@@ -627,7 +831,8 @@ def _graph_on(h0, pats, pool, draws, judge, max_nodes, wild):
         packed = np.stack([counts[:, :21] @ _PACK21, counts[:, 21:] @ _PACK21[:13], g.win_x],
                           axis=1)
         _, first, back = np.unique(packed, axis=0, return_index=True, return_inverse=True)
-        g.win_fans[:] = judge.judge(counts[first], g.win_x[first])[back.ravel()]
+        g.win_fans[:] = judge.judge_keyed(packed[first], counts[first],
+                                          g.win_x[first])[back.ravel()]
     p, f = KW.graph_values(g, pool, np.int64(draws), np.int64(pool.sum()), False)
     return float(p), float(f), len(g.miss), bool(whole_graph)
 

@@ -28,7 +28,7 @@ LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_solo.py",
         "test_advise.py", "test_fast_mode.py", "test_cache_integrity.py",
         "test_cli.py", "test_readme.py", "test_widgets.py", "test_notebooks.py", "test_app_server.py",
         "test_browser.py", "test_classroom.py", "test_class_guard.py", "test_kernel_guard.py",
-        "test_widgets_served.py")
+        "test_widgets_served.py", "test_slow_inputs.py", "test_visible_arg.py")
 
 #: What the helper runs: the game kernel, without and with the value-aware
 #: directions (each is its own compilation; dazhong32 and gb tables have the same

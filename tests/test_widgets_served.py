@@ -237,3 +237,30 @@ def test_the_served_classroom_page_obeys_only_its_own_controls(tmp_path):
         assert s["students"][0]["name"] == "Lin"
     finally:
         k.close()
+
+
+def test_a_superseded_search_stops_at_its_next_pause():
+    """The advisor's long search stops once a newer hand is asked for: the worker's CPU
+    goes to the hand on screen, and nothing is cached for the stopped one."""
+    from mjkit.tiles import parse_tiles
+    from mjkit.widgets.chances import AdviceCache, ChanceRequest, ChanceWorker
+
+    def request(text, draws):
+        hand = tuple(sorted(parse_tiles(text)))
+        kwargs = {"rules": "dazhong32", "lianla": 0, "draws_left": draws, "mode": "exact",
+                  "progress": False}
+        return ChanceRequest(("test", hand, draws), hand, kwargs)
+
+    worker = ChanceWorker(cache=AdviceCache(), quiet=0.0)
+    got = []
+    slow = request("123m234m345m67m99sE", 4)            # about 13 s on two cores
+    worker.submit(slow, lambda r, a: got.append((r, a)))
+    time.sleep(1.5)
+    t0 = time.perf_counter()
+    quick = request("123m234m345m67m99sE", 1)
+    worker.submit(quick, lambda r, a: got.append((r, a)))
+    assert worker.wait(60)
+    assert [r for r, _ in got] == [quick]
+    assert worker.superseded == 1 and slow.key not in worker.cache
+    assert time.perf_counter() - t0 < 8.0                  # not the slow search's 13 s
+    worker.close()

@@ -18,6 +18,10 @@ the draws left cannot win and is cut, which never cuts a win; every other line i
 followed.  States are remembered by the tiles drawn and discarded so far, which fixes
 both the hand and the pool.
 
+The search runs in pieces (:func:`root_discards`: one discard of the start, one first
+draw, then some of the discards after it), each a call from Python, so a caller can show
+progress and stop between two of them; the memory lives across the pieces.
+
 None of these kernels calls the evaluator: numba would link a copy of it into each of
 them and optimise it again (minutes of compiling).  A search meets a complete shape it
 has no verdict for, records it in ``pending`` and counts it as no win; the caller scores
@@ -263,38 +267,70 @@ def new_dict(key_type=types.int64, value_type=types.float64):
 
 
 @njit(cache=True, nogil=True)
-def search(c, pool, draws, prob, tabs, sws, verdicts, out_p, out_f):
-    """``(V, F)`` for 13 counts (into ``out_*[0]``) or after each discard of 14 (``out_*[d]``,
-    NaN where ``d`` is not held); returns the number of states remembered.
-
-    One memory serves every discard (its keys are relative to ``c``).
-    """
-    memo_p = Dict.empty(key_type=types.int64, value_type=types.float64)
-    memo_f = Dict.empty(key_type=types.int64, value_type=types.float64)
-    c0 = c.copy()
-    pool0 = pool.copy()
+def root_live(c, pool, draws, d, prob, tabs, sws):
+    """Live tiles at the start of the search of ``c`` less ``d`` (``d = -1``: ``c`` is 13
+    counts less melds), or 0 when that hand cannot win: no draw left, no live tile, or a
+    structural need beyond the draws."""
     held = c.copy()
-    n = 0
-    for k in range(N_KINDS):
-        n += c[k]
-    if (n + 3 * prob.n_melds) % 3 == 1:
-        p, f = expectimax(held, pool, draws, c0, pool0, prob, tabs, sws, verdicts, memo_p,
-                          memo_f)
-        out_p[0] = p
-        out_f[0] = f
-        return len(memo_p)
-    for d in range(N_KINDS):
-        out_p[d] = np.nan
-        out_f[d] = np.nan
-        if held[d] == 0:
-            continue
+    if d >= 0:
         held[d] -= 1
-        p, f = expectimax(held, pool, draws, c0, pool0, prob, tabs, sws, verdicts, memo_p,
-                          memo_f)
-        held[d] += 1
-        out_p[d] = p
-        out_f[d] = f
-    return len(memo_p)
+    n_pool = np.int64(0)
+    for k in range(N_KINDS):
+        n_pool += pool[k]
+    if draws <= 0 or n_pool == 0:
+        return np.int64(0)
+    if wild_need(held, prob.n_melds, prob.wild, prob.melded, tabs, sws) > draws:
+        return np.int64(0)
+    return n_pool
+
+
+@njit(cache=True, nogil=True)
+def root_win(c, pool, d, x, prob, tabs, sws, verdicts):
+    """Counted fans of the self-drawn win on ``x`` drawn into ``c`` less ``d`` (``d = -1``:
+    ``c``), or -1 (:func:`win_fans`: a hand without a verdict yet is left pending)."""
+    held = c.copy()
+    if d >= 0:
+        held[d] -= 1
+    held[x] += 1
+    return win_fans(held, x, prob, tabs, sws, verdicts)
+
+
+@njit(cache=True, nogil=True)
+def root_discards(c, pool, draws, d, x, e0, e1, best_p, best_f, prob, tabs, sws, verdicts,
+                  memo_p, memo_f):
+    """One piece of the search: after discarding ``d`` from ``c`` (``d = -1``: none) and
+    drawing ``x``, the discards ``e`` in ``e0 .. e1 - 1`` (kinds held), each valued by
+    :func:`expectimax` with a draw less, kept as :func:`expectimax`'s choice nodes keep
+    them: the highest ``V``, then the highest ``F``, from ``(best_p, best_f)`` on (start
+    with ``(-1.0, 0.0)``).
+
+    Returns ``(best_p, best_f, states)``, states: the number remembered.  A caller that
+    runs every span of kinds in order gets the choice node's value; times the live copies
+    of ``x``, summed over the live kinds in kind order (a legal win on ``x``:
+    :func:`root_win`, counts the copies and the copies times its fans) and divided by the
+    live tiles (:func:`root_live`), it is the start's value, as :func:`expectimax` sums a
+    chance node.  ``memo_*`` is the memory shared by every piece of one search (keys
+    relative to ``c`` and ``pool``, so every discard of a 14-tile ``c`` shares it); the
+    start itself is not remembered (every other state has drawn a tile: no other key is
+    its).
+    """
+    held = c.copy()
+    if d >= 0:
+        held[d] -= 1
+    held[x] += 1
+    pl = pool.copy()
+    pl[x] -= 1
+    for e in range(e0, e1):
+        if held[e] == 0:
+            continue
+        held[e] -= 1
+        p, fe = expectimax(held, pl, draws - 1, c, pool, prob, tabs, sws, verdicts, memo_p,
+                           memo_f)
+        held[e] += 1
+        if p > best_p + 1e-15 or (p > best_p - 1e-15 and fe > best_f):
+            best_p = p
+            best_f = fe
+    return best_p, best_f, len(memo_p)
 
 
 # ---------------------------------------------------------------- the graph of useful exchanges

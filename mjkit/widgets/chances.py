@@ -8,9 +8,11 @@ left into the advisor's inputs and a key that names everything that changes the 
 (rule set, 连拉 level, winds, wild tile, the multiset of concealed tiles, the melds, the
 draws, the mode); the order tiles were clicked in, the language and the situation flags
 do not change it.  A :class:`ChanceWorker` computes requests one at a time on one daemon
-thread: a newer request replaces a pending one (a hand clicked past is never computed); a running one cannot be
-stopped (the advisor has no interruption point), so it finishes, its answer goes to the
-cache and is not delivered.  Answers go to an LRU :class:`AdviceCache`, errors
+thread: a newer request replaces a pending one (a hand clicked past is never computed); a
+running one is stopped at the advisor's next pause (``advise(stop=...)``: its long searches
+ask between pieces) once a newer request or a cancel comes, and nothing is cached for it
+(an engine given by the caller is not asked to stop: it finishes, its answer goes to the
+cache and is not delivered).  Answers go to an LRU :class:`AdviceCache`, errors
 (:class:`mjkit.HandError`) included, since they too follow from the key alone.  The
 worker hands an answer to the caller's ``done`` callback unless it was cancelled or
 superseded, and the callback decides again whether it is still the one to show (the
@@ -29,8 +31,7 @@ The work one builder (one student, in the served app) causes is bounded twice:
   bucket is full enough again; a request answered from the cache costs nothing.
 
 Without them one student changing the draws twice a second kept a core 50-83% busy
-(the advisor takes up to ~15 s for some 14-tile hands, and a running computation cannot
-be stopped); with them the same student costs nothing while the changes come faster
+(the advisor takes up to ~15 s for some 14-tile hands); with them the same student costs nothing while the changes come faster
 than ``quiet`` apart, and a quarter of a core in the long run however they come (in any
 stretch of time, beyond that share, at most ``burst`` CPU seconds and the computation
 that overdraws the budget).
@@ -197,6 +198,23 @@ def shared_cache():
     return _SHARED
 
 
+#: What :meth:`ChanceWorker._compute` returns for a search stopped because its answer was
+#: no longer wanted.
+_STOPPED = object()
+
+
+def _advise():
+    from ..advise import advise
+
+    return advise
+
+
+def _stopped():
+    from ..winprob import SearchStopped
+
+    return SearchStopped
+
+
 class ChanceWorker:
     """Computes :class:`ChanceRequest` answers on one background thread, newest first.
 
@@ -340,10 +358,16 @@ class ChanceWorker:
             if answer is None:
                 self.calls += 1
                 cpu = time.process_time()     # every thread's: the advisor's kernels may run
+                kwargs = dict(request.kwargs)
+                if self._engine is None or self._engine is _advise():
+                    # mjkit's advisor stops at its next pause once the answer is not wanted
+                    kwargs["stop"] = lambda: self._unwanted(request)
                 try:                          # in parallel
-                    answer = self.engine(list(request.hand), **request.kwargs)
+                    answer = self.engine(list(request.hand), **kwargs)
                 except HandError as exc:
                     answer = exc
+                except _stopped():
+                    return _STOPPED           # not an answer: nothing cached
                 finally:
                     cost = time.process_time() - cpu
                     self.cpu_seconds += cost
@@ -352,6 +376,13 @@ class ChanceWorker:
                         self._budget -= cost
                 self.cache.put(request.key, answer)
         return answer
+
+    def _unwanted(self, request) -> bool:
+        """Whether the running ``request``'s answer would not be delivered (a newer request
+        with another key, a cancel or close came): its search may stop."""
+        pending = self._pending
+        return (self._closed or self._cancelled is request
+                or (pending is not None and pending[0].key != request.key))
 
     def _next(self):
         """The request to compute now (under the lock; waits as needed), or None: closed."""
@@ -394,7 +425,8 @@ class ChanceWorker:
                 answer = HandError(f"the win chances could not be computed: "
                                    f"{type(exc).__name__}: {exc}")
             with self._cond:
-                wanted = (not self._closed and self._cancelled is not request
+                wanted = (answer is not _STOPPED and not self._closed
+                          and self._cancelled is not request
                           and (self._pending is None or self._pending[0].key == request.key))
                 self._running = None
             if wanted:
