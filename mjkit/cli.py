@@ -573,72 +573,12 @@ def _checked(check):
     return convert
 
 
-#: The schemes of a Dask scheduler address another process can reach (not ``inproc``).
-_DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
-
-
 def _scheduler_arg(text):
-    """``--scheduler``: a Dask scheduler address, checked before Dask is imported.
+    """``--scheduler``: :func:`mjkit.validate.scheduler_address` (before Dask is imported;
+    argparse names the option)."""
+    from . import validate
 
-    ``[SCHEME://]HOST:PORT`` as Dask reads it (no scheme: Dask's default, tcp): SCHEME one
-    of :data:`_DASK_SCHEMES`, HOST a name or an IPv4 address (ASCII letters, digits,
-    ``.-_``) or an IPv6 address in brackets (``[::1]``), PORT 1-65535.
-
-    Parameters
-    ----------
-    text : str
-        The option's value.
-
-    Returns
-    -------
-    str
-        ``text``, unchanged.
-
-    Raises
-    ------
-    HandError
-        Not such an address; the message shows the form and what is wrong.
-    """
-    import ipaddress
-    import re
-
-    from .errors import HandError
-
-    def bad(why):
-        return HandError(f"not a Dask scheduler address ({why}): {text!r}; give "
-                         f"SCHEME://HOST:PORT, e.g. tcp://127.0.0.1:8786 (SCHEME: "
-                         f"{', '.join(_DASK_SCHEMES)})")
-
-    if not text:
-        raise bad("empty")
-    if len(text) > 300 or not text.isascii() or not text.isprintable() or " " in text:
-        raise bad("too long, or not printable ASCII without spaces")
-    scheme, sep, place = text.partition("://")
-    if not sep:
-        scheme, place = "", text
-    elif scheme == "inproc":
-        raise bad("inproc:// addresses work only inside the process that made them")
-    elif scheme not in _DASK_SCHEMES:
-        raise bad(f"unknown scheme {scheme!r}")
-    if place.startswith("["):
-        host, close, port = place[1:].partition("]")
-        if not close or not port.startswith(":"):
-            raise bad("an IPv6 host is [ADDRESS]:PORT")
-        try:
-            ipaddress.IPv6Address(host)
-        except ValueError:
-            raise bad(f"{host!r} is not an IPv6 address") from None
-        port = port[1:]
-    else:
-        host, colon, port = place.rpartition(":")
-        if not colon:
-            raise bad("no port")
-        if not re.fullmatch(r"[A-Za-z0-9._-]+", host):
-            raise bad("no host" if not host else f"{host!r} is not a host name or address "
-                      "(an IPv6 address goes in brackets: [::1]:8786)")
-    if not (re.fullmatch(r"[0-9]{1,5}", port) and 1 <= int(port) <= 65535):
-        raise bad(f"port {port!r} is not a whole number 1-65535" if port else "no port")
-    return text
+    return validate.scheduler_address(text, "the address")
 
 
 def _level_arg(text):

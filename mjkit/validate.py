@@ -26,7 +26,7 @@ from .messages import LANGS
 from .tiles import (N_KINDS, N_TILES, is_flower, scan_tiles, tile_from_str, tile_index,
                     tile_to_str)
 
-__all__ = ["whole", "decimal", "seed", "MAX_LEVEL", "level", "levels", "levels_text",
+__all__ = ["scheduler_address", "DASK_SCHEMES", "whole", "decimal", "seed", "MAX_LEVEL", "level", "levels", "levels_text",
            "INT32_MAX", "MAX_ITEMS", "take", "boolean", "wind", "flowers", "flower_tile",
            "wild_kind", "MAX_VISIBLE", "visible_counts", "lang"]
 
@@ -357,3 +357,73 @@ def lang(x: Any, name: str = "lang") -> str:
         return str(x)
     raise HandError(f"{name} must be zh or en: unknown language {short_repr(x)}",
                     code="unknown_name")
+
+
+#: The schemes of a Dask scheduler address another process can reach (not ``inproc``).
+DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def scheduler_address(text, name: str = "scheduler") -> str:
+    """A Dask scheduler address, checked without importing Dask.
+
+    ``[SCHEME://]HOST:PORT`` as Dask reads it (no scheme: Dask's default, tcp): SCHEME one
+    of :data:`DASK_SCHEMES`, HOST a name or an IPv4 address (ASCII letters, digits,
+    ``.-_``) or an IPv6 address in brackets (``[::1]``), PORT 1-65535.
+
+    Parameters
+    ----------
+    text : str
+        The address.
+    name : str
+        What the error names (the CLI: ``--scheduler``).
+
+    Returns
+    -------
+    str
+        ``text``, unchanged.
+
+    Raises
+    ------
+    HandError
+        Not such an address; the message shows the form and what is wrong.
+    """
+    import ipaddress
+    import re
+
+    def bad(why):
+        return HandError(f"{name}: not a Dask scheduler address ({why}): {text!r}; give "
+                         f"SCHEME://HOST:PORT, e.g. tcp://127.0.0.1:8786 (SCHEME: "
+                         f"{', '.join(DASK_SCHEMES)})")
+
+    if not isinstance(text, str):
+        raise HandError(f"{name} must be text, got {type(text).__name__}")
+    if not text:
+        raise bad("empty")
+    if len(text) > 300 or not text.isascii() or not text.isprintable() or " " in text:
+        raise bad("too long, or not printable ASCII without spaces")
+    scheme, sep, place = text.partition("://")
+    if not sep:
+        scheme, place = "", text
+    elif scheme == "inproc":
+        raise bad("inproc:// addresses work only inside the process that made them")
+    elif scheme not in DASK_SCHEMES:
+        raise bad(f"unknown scheme {scheme!r}")
+    if place.startswith("["):
+        host, close, port = place[1:].partition("]")
+        if not close or not port.startswith(":"):
+            raise bad("an IPv6 host is [ADDRESS]:PORT")
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise bad(f"{host!r} is not an IPv6 address") from None
+        port = port[1:]
+    else:
+        host, colon, port = place.rpartition(":")
+        if not colon:
+            raise bad("no port")
+        if not re.fullmatch(r"[A-Za-z0-9._-]+", host):
+            raise bad("no host" if not host else f"{host!r} is not a host name or address "
+                      "(an IPv6 address goes in brackets: [::1]:8786)")
+    if not (re.fullmatch(r"[0-9]{1,5}", port) and 1 <= int(port) <= 65535):
+        raise bad(f"port {port!r} is not a whole number 1-65535" if port else "no port")
+    return text
