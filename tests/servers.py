@@ -39,6 +39,34 @@ def lan_address() -> str | None:
     return addrs[0] if addrs else None
 
 
+def kernel_processes(pid: int) -> list:
+    """The kernels (ipykernel processes) below the process ``pid``."""
+    import psutil
+
+    try:
+        procs = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+    out = []
+    for p in procs:
+        try:
+            if "ipykernel_launcher" in " ".join(p.cmdline()):
+                out.append(p)
+        except psutil.Error:
+            pass
+    # a subprocess a kernel starts carries the kernel's command line between its fork and
+    # its exec: a kernel's child is no kernel
+    pids = {p.pid for p in out}
+    kept = []
+    for p in out:
+        try:
+            if p.ppid() not in pids:
+                kept.append(p)
+        except psutil.Error:
+            pass
+    return kept
+
+
 def _stop(proc, timeout):
     import psutil
 

@@ -260,30 +260,7 @@ def _websocket(port, kernel_id, host, origin):
 
 
 def _kernels(pid):
-    import psutil
-
-    try:
-        procs = psutil.Process(pid).children(recursive=True)
-    except psutil.Error:
-        return []
-    out = []
-    for p in procs:
-        try:
-            if "ipykernel_launcher" in " ".join(p.cmdline()):
-                out.append(p)
-        except psutil.Error:
-            pass
-    # a subprocess a kernel starts carries the kernel's command line between its fork and
-    # its exec: a kernel's child is no kernel
-    pids = {p.pid for p in out}
-    kept = []
-    for p in out:
-        try:
-            if p.ppid() not in pids:
-                kept.append(p)
-        except psutil.Error:
-            pass
-    return kept
+    return servers.kernel_processes(pid)
 
 
 def _kernel_rss(pid):

@@ -49,20 +49,7 @@ def _join(srv, name, seat=""):
 
 
 def _kernel_processes(srv):
-    import psutil
-
-    try:
-        procs = psutil.Process(srv["proc"].pid).children(recursive=True)
-    except psutil.Error:
-        return []
-    out = []
-    for p in procs:
-        try:
-            if "ipykernel_launcher" in " ".join(p.cmdline()):
-                out.append(p)
-        except psutil.Error:
-            pass
-    return out
+    return servers.kernel_processes(srv["proc"].pid)
 
 
 def _wait_kernels(srv, n, timeout=60):
@@ -193,11 +180,12 @@ def _msg(msg_type, content, channel="shell", metadata=None):
                        "channel": channel, "buffers": []})
 
 
-async def _collect(ws, seconds):
-    """Every message the kernel sends within ``seconds`` (or until the socket closes)."""
+async def _collect(ws, seconds, until=None):
+    """Every message the kernel sends within ``seconds`` (or until the socket closes, or a
+    message for which ``until`` is true)."""
     out = []
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not (out and until and until(out[-1])):
         try:
             m = await asyncio.wait_for(ws.read_message(), deadline - time.monotonic())
         except asyncio.TimeoutError:
@@ -241,7 +229,7 @@ def test_a_browser_sends_widget_messages_only_and_sees_no_traceback(guarded):
                                             "data": {}}, metadata={"version": "1.0.0"}))
         ws.write_message(_msg("comm_msg", {"comm_id": control,
                                            "data": {"method": "request_states"}}))
-        got = await _collect(ws, 15)
+        got = await _collect(ws, 60, until=lambda m: "update_states" in json.dumps(m))
         states = {}
         for m in got:
             data = m.get("content", {}).get("data", {}) if isinstance(m, dict) else {}
@@ -256,7 +244,7 @@ def test_a_browser_sends_widget_messages_only_and_sees_no_traceback(guarded):
                 "method": "update", "state": {"value": "abc"}, "buffer_paths": []}}))
         ws.write_message(_msg("comm_msg", {"comm_id": layouts[0], "data": {
             "method": "update", "state": {"width": "x" * 30000}, "buffer_paths": []}}))
-        after = await _collect(ws, 8)
+        after = await _collect(ws, 4)
         # too big a message: the socket is closed
         ws.write_message(_msg("comm_msg", {"comm_id": layouts[0], "data": {
             "method": "update", "state": {"width": "x" * 100_000}, "buffer_paths": []}}))

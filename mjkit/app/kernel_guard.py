@@ -325,6 +325,7 @@ class KernelGuard:
         # the session that runs the notebook (the server's executor); every other is a page
         self.trusted_session = (parent or {}).get("header", {}).get("session")
         self.log = _ServerLog(_real_stderr())
+        self._register_widgets()
         self._wrap_handlers()
         self._silence_tracebacks()
         self._watchdog = None
@@ -491,11 +492,35 @@ class KernelGuard:
     def _manager(self):
         return self.kernel.comm_manager
 
-    @staticmethod
-    def _widget(comm_id):
-        from ipywidgets.widgets.widget import _instances
+    def _widget(self, comm_id):
+        widget = self._widgets.get(comm_id)
+        if widget is None and self._made:
+            # widgets made since the last look get their comm id only after construction
+            for made in list(self._made):
+                if getattr(made, "model_id", None):
+                    self._widgets[made.model_id] = made
+                    self._made.discard(made)
+            widget = self._widgets.get(comm_id)
+        return widget
 
-        return _instances.get(comm_id)
+    def _register_widgets(self):
+        """Know every widget by its comm id: those that exist (ipywidgets' public, if
+        deprecated, ``Widget.widgets``) and, through ``Widget.on_widget_constructed``, every
+        one made later; weakly, so a closed widget is forgotten.  A widget the guard does not
+        know is not obeyed."""
+        import warnings
+        import weakref
+
+        self._widgets = weakref.WeakValueDictionary()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            existing = getattr(W.Widget, "widgets", {})
+        for model_id, widget in dict(existing).items():
+            self._widgets[model_id] = widget
+
+        # called before the widget opens its comm: kept until its id is known (weakly)
+        self._made = weakref.WeakSet()
+        W.Widget.on_widget_constructed(self._made.add)
 
     # -- memory ------------------------------------------------------------------
 
