@@ -42,7 +42,9 @@ def class_server(tmp_path):
     if CHROMIUM is None or importlib.util.find_spec("playwright") is None:
         pytest.skip("needs chromium and playwright")
     with servers.lan_class(tmp_path, seed=11, questions=QUESTIONS, difficulty="medium",
-                           max_kernels=STUDENTS + 5, stop_timeout=90) as srv:
+                           max_kernels=STUDENTS + 5, stop_timeout=90,
+                           # every simulated device comes from this machine's one address
+                           kernels_per_address=STUDENTS + 5) as srv:
         yield srv
 
 
