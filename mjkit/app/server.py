@@ -95,8 +95,8 @@ HARD_MEMORY_FACTOR = 1.25
 #: Largest websocket message a browser may send (bytes); a page's own messages are < 2 kB.
 MAX_MESSAGE_BYTES = 64 * 1024
 #: Messages a browser may send a second, on average (bursts of :data:`MESSAGE_BURST`).
-MESSAGE_RATE = 20.0
-MESSAGE_BURST = 200
+MESSAGE_RATE = 100.0
+MESSAGE_BURST = 2000
 #: Seconds Voila gets to stop its kernels after SIGTERM before everything is killed.
 STOP_GRACE = 20.0
 #: The loopback address: the default, served without a class code.
