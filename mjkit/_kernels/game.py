@@ -34,8 +34,13 @@ import numpy as np
 from numba import njit
 
 from .game_state import (
-    HAND_DTYPE, NK_CLAIM, NK_DRAWS, NK_LIVE, NK_MELD, NK_MELDS, NK_PLAYER, NK_TILES, NK_WILD,
-    NOW_ASKED, NOW_KEY_LEN, NOW_LAST, SEAT_DTYPE, ScoreScratch, Table, ValueAim, Work,
+    A_CHOW, A_DISCARD, A_EXCHANGE, A_KONG, A_NONE, A_PASS, A_PUNG, A_WIN, EV_AKONG, EV_CHOW,
+    EV_CKONG, EV_DEALT, EV_DISCARD, EV_DRAW, EV_DRAWN_OUT, EV_ERROR, EV_EXCHANGE, EV_FALSE_WIN,
+    EV_FLOWER, EV_KONG, EV_PUNG, EV_WILD, EV_WIN, HAND_DTYPE, LEGAL_MAX, NK_CLAIM, NK_DRAWS,
+    NK_LIVE, NK_MELD, NK_MELDS, NK_PLAYER, NK_TILES, NK_WILD, NOW_ASKED, NOW_KEY_LEN, NOW_LAST,
+    PH_CLAIMS, PH_DISCARD, PH_END, PH_EXCHANGE, PH_KONG_DRAW, PH_OWN, PH_ROB, PH_TURN,
+    Q_CLAIM, Q_DISCARD, Q_EXCHANGE, Q_NONE, Q_ROB, Q_TURN, SEAT_DTYPE, ScoreScratch, Table,
+    ValueAim, Work,
 )
 from .evaluate import WS_LEN, score_hand_row
 from .layout import (
@@ -47,7 +52,7 @@ from .fast_play import fast_decide, fast_pick, fast_targets
 from .strong_melds import melded_rate
 from .policy import (
     ASK_CHOW, ASK_DISCARD, ASK_EXCHANGE, ASK_KONG, ASK_PUNG, D_VALUE_OPEN, INF, POLICY_BREAK,
-    POLICY_EFFICIENCY, POLICY_STRONG, POLICY_STRONG_BREAK, POLICY_USER, POLICY_VALUE, V_BAR,
+    POLICY_EFFICIENCY, POLICY_OUTSIDE, POLICY_STRONG, POLICY_STRONG_BREAK, POLICY_USER, POLICY_VALUE, V_BAR,
     V_DISCARDER, V_FLOWERS, V_HAND, V_LEN, V_LEVEL, V_MELDS, V_N_MELDS, V_SEAT, V_SEEN, V_TILE,
     V_WALL_LEFT, V_WILD, V_ASK, connection, danger, efficiency_discard, need_after,
     policy_scratch, value_discard,
@@ -108,10 +113,26 @@ def _draw(p, from_back, t):
         if k >= N_KINDS:
             s.flowers += 1
             s.flower_mask |= 1 << (k - N_KINDS)
+            _emit(t, EV_FLOWER, p, k, 0)
             back = True
             continue
         t.conc[p, k] += 1
+        _emit(t, EV_DRAW, p, k, 1 if back else 0)
         return k
+
+
+@njit(cache=True, inline="always")
+def _emit(t, e, seat, a, b):
+    """Write the event ``[e, seat, a, b]`` when the hand's events are kept (``t.ev``)."""
+    h = t.hand[0]
+    n = h.n_ev
+    if n < t.ev.shape[0]:
+        row = t.ev[n]
+        row[0] = e
+        row[1] = seat
+        row[2] = a
+        row[3] = b
+    h.n_ev = n + 1
 
 
 @njit(cache=True, inline="always")
@@ -487,7 +508,7 @@ def _win_value(p, w, flags, t, par, rules, sc):
         row[MELDS + 2 * i] = t.mtype[p, i]
         row[MELDS + 2 * i + 1] = t.mtile[p, i]
     row[WIN] = w
-    row[FLAGS] = flags
+    row[FLAGS] = flags | par.wait_flags
     row[SEAT] = p
     row[ROUND] = par.round_wind
     row[FLOWERS] = s.flowers
@@ -513,10 +534,11 @@ def _wild_kind(par, wall):
 
 
 @njit(cache=True)
-def _new_hand(seed, index, par, t, out, out_fans):
-    """Shuffle the wall of hand ``index`` and clear the table and the outcome."""
+def _new_hand(seed, wall_level, index, par, t, out, out_fans):
+    """Shuffle the wall of hand ``index`` of (``seed``, ``wall_level``) and clear the table,
+    the events and the outcome."""
     rng = t.rng
-    rng[0] = stream_seed(seed, par.level, index)
+    rng[0] = stream_seed(seed, wall_level, index)
     wall = t.wall
     for i in range(N_WALL):
         wall[i] = i
@@ -536,6 +558,8 @@ def _new_hand(seed, index, par, t, out, out_fans):
         s.flower_mask = 0
         s.own_draws = 0
         s.policy = par.dealer_policy if p == 0 else par.others_policy
+        if t.seat_policy[p] >= 0:
+            s.policy = t.seat_policy[p]
         s.aim = -1
         s.aim_need = -1
         s.committed = 0
@@ -548,6 +572,12 @@ def _new_hand(seed, index, par, t, out, out_fans):
     h.limit = par.exhaust
     h.draws = 0
     h.wild = _wild_kind(par, wall)
+    h.n_ev = 0
+    h.ask = Q_NONE
+    h.n_legal = 0
+    t.act[:, :] = 0
+    if h.wild >= 0:
+        _emit(t, EV_WILD, -1, h.wild, 0)
     o = out
     o.winner = -1
     o.self_drawn = 0
@@ -562,6 +592,9 @@ def _new_hand(seed, index, par, t, out, out_fans):
     o.robbed = 0
     o.error = 0
     o.short = 0
+    o.false_win = 0
+    o.from_seat = -1
+    o.win_tile = -1
     for f in range(out_fans.shape[0]):
         out_fans[f] = 0
 
@@ -682,6 +715,17 @@ def _exchange(p, t, par, fast, hooks, wk):
             n = _strong_picks(p, t, fast, picks)
     if n < 0:
         n = _lone_picks(c, h.wild, picks, np.int64(0))
+    _swap(p, n, picks, t)
+
+
+@njit(cache=True)
+def _swap(p, n, picks, t):
+    """Player ``p`` swaps the ``n`` tiles ``picks`` each for the tile at a random place of
+    the wall still to be drawn (a flower that comes is set aside and replaced from the
+    back)."""
+    c = t.conc[p]
+    h = t.hand[0]
+    s = t.seats[p]
     for i in range(n):
         x = picks[i]
         j = h.front + below(t.rng, h.back - h.front + 1)
@@ -689,9 +733,11 @@ def _exchange(p, t, par, fast, hooks, wk):
         t.wall[j] = 4 * x                   # only the kind of a tile id is ever read
         c[x] -= 1
         k = _kind(tile)
+        _emit(t, EV_EXCHANGE, p, x, k)
         if k >= N_KINDS:
             s.flowers += 1
             s.flower_mask |= 1 << (k - N_KINDS)
+            _emit(t, EV_FLOWER, p, k, 0)
             _draw(p, np.bool_(True), t)
         else:
             c[k] += 1
@@ -700,8 +746,59 @@ def _exchange(p, t, par, fast, hooks, wk):
 @njit(cache=True, inline="always")
 def play_hand(seed, index, par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
     """Play hand ``index`` of (``seed``, ``par.level``); write its outcome into ``out`` (an
-    ``OUTCOME_DTYPE`` record) and ``out_fans``."""
-    _new_hand(seed, index, par, t, out, out_fans)
+    ``OUTCOME_DTYPE`` record) and ``out_fans``.  Every seat plays a built-in or user
+    policy, so :func:`advance` runs the hand to its end without stopping."""
+    start_hand(seed, par.level, index, par, t, out, out_fans)
+    advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans)
+
+
+@njit(cache=True)
+def start_hand(seed, wall_level, index, par, t, out, out_fans):
+    """Shuffle the wall of hand ``index`` of (``seed``, ``wall_level``), deal (13 tiles
+    each and the dealer's 14th, flowers set aside and replaced) and stand the hand at
+    起手换牌 or the dealer's first turn; :func:`advance` plays on."""
+    _new_hand(seed, wall_level, index, par, t, out, out_fans)
+    h = t.hand[0]
+    front = np.bool_(False)
+    for r in range(13):
+        for p in range(4):
+            _draw(p, front, t)
+    h.w = _draw(0, front, t)
+    _emit(t, EV_DEALT, -1, 0, 0)
+    h.cur = 0
+    h.first_round = 1
+    h.replacement = 0
+    h.claimed = 0
+    h.d = -1
+    h.ex_seat = 0
+    h.asked = 0
+    h.phase = PH_EXCHANGE if par.exchange else PH_TURN
+
+
+@njit(cache=True)
+def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
+    """Play on from where the hand stands (``t.hand``) until a seat played from outside
+    (``POLICY_OUTSIDE``) must decide, or the hand is over (``hand.phase == PH_END``, the
+    outcome in ``out`` and ``out_fans``).
+
+    A seat asked has ``hand.ask`` (``Q_*``) and ``hand.ask_seat`` set and its options in
+    ``t.legal`` (``hand.n_legal`` rows ``[A_*, a, b, c]``; 起手换牌's are not listed: up to
+    three tiles held, not the wild kind); its answer goes into ``t.act[seat]`` and the next
+    call plays on from it.  The caller checks an answer against the options: this kernel
+    trusts it.  Built-in players decide here, as the simulator's always have.
+
+    The order of play: after the deal (and 起手换牌) the dealer's turn.  On its own turn a
+    player may declare a self-drawn win, then concealed and added kongs (a replacement from
+    the back after each; a tile added to a pung may be robbed), then discards.  After a
+    discard: a win on it where the rule set allows it (the first player in turn order), else
+    碰 or 明杠 by any player, else 吃 by the next player; else the next player draws.  The
+    hand is drawn out (荒牌) once ``hand.limit`` tiles are taken.  A seat played from outside
+    is asked once per discard (or kong it could rob) with every option at once, before any is
+    resolved; its answer then takes its place in that order.
+
+    Built-in players declare a win only when it reaches the bar; a seat played from outside
+    may declare any complete hand, and one below the bar is a P胡 (``out.false_win``).
+    """
     h = t.hand[0]
     seats = t.seats
     conc = t.conc
@@ -710,157 +807,415 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, fast, t, wk, out, out_
     back = np.bool_(True)
     wild = h.wild
     sws = wk.pol.sws
-    # the deal: 13 each, in turn, and the dealer's 14th
-    dealer = np.int64(0)
-    for r in range(13):
-        for p in range(4):
-            _draw(p, front, t)
-    w = _draw(dealer, front, t)
-    if par.exchange:
-        for p in range(4):
-            if p == 0 or not par.solitaire:
-                _exchange(p, t, par, fast, hooks, wk)
-    cur = dealer
-    first_round = True        # no claim or kong yet, and the dealer has not drawn again
-    replacement = False       # the tile in hand came from a kong
-    claimed = False           # the player claimed a discard: discard only
     solitaire = par.solitaire
     discard_wins = par.discard_wins
+    cur = h.cur
+    w = h.w
+    d = h.d
+    first_round = h.first_round != 0
+    replacement = h.replacement != 0
+    claimed = h.claimed != 0
+    h.ask = Q_NONE
+    h.n_legal = 0
     while True:
-        plays = cur == 0 or not solitaire
-        if not claimed:
-            if w < 0:
-                break                                   # 荒牌
-            if plays:
-                # kongs and a self-drawn win
-                exhausted = False
-                while True:
-                    if wild_need(conc[cur], seats[cur].n_melds, wild, t.nocap, tabs, sws) == 0:
-                        flags = F_SELF_DRAWN
-                        if h.taken >= h.limit:
-                            flags |= F_LAST_WALL
-                        if replacement:
-                            flags |= F_KONG
-                        if first_round and cur == 0 and seats[0].own_draws == 0:
-                            flags |= F_HEAVENLY_HAND     # the dealer, on the deal
-                        elif first_round and cur != 0 and seats[cur].own_draws == 1:
-                            flags |= F_EARTHLY_HAND      # a non-dealer, on the first draw
-                        counted, total = _win_value(cur, w, flags, t, par, rules, wk.score)
-                        if counted >= par.minimum:
-                            _record(out, out_fans, t, cur, flags, counted, total, wk.score.fan)
-                            return
-                        if total >= 0:
-                            out.short += 1
-                    if par.deal_only:
+        ph = h.phase
+        if ph == PH_END:
+            break
+        if ph == PH_EXCHANGE:
+            p = h.ex_seat
+            if p >= 4:
+                h.phase = PH_TURN
+                continue
+            if p == 0 or not solitaire:
+                if seats[p].policy == POLICY_OUTSIDE:
+                    a = t.act[p]
+                    if a[0] != A_EXCHANGE:
+                        h.ask = Q_EXCHANGE
+                        h.ask_seat = p
                         break
-                    k, i = _own_kong(cur, t, par, tabs, dirs, hooks, fast, wk)
-                    if k < 0:
-                        break
-                    if i < 0:                           # concealed kong
-                        conc[cur, k] -= 4
-                        _add_meld(cur, M_CKONG, k, t)
-                        seen[k] += 4
-                    else:                               # added to a pung
-                        conc[cur, k] -= 1
-                        t.mtype[cur, i] = M_KONG
-                        seen[k] += 1
-                        if discard_wins and _win_on(cur, k, np.int64(F_KONG), t, par, rules,
-                                                    tabs, wk, out, out_fans):
-                            return                      # 抢杠和
-                    first_round = False
-                    w = _draw(cur, back, t)
-                    replacement = True
-                    if w < 0:
-                        exhausted = True
-                        break
-                if exhausted or par.deal_only:
+                    n = np.int64(0)
+                    for i in range(3):
+                        if a[1 + i] >= 0:
+                            wk.swap[n] = a[1 + i]
+                            n += 1
+                    a[0] = A_NONE
+                    _swap(p, n, wk.swap, t)
+                else:
+                    _exchange(p, t, par, fast, hooks, wk)
+            h.ex_seat = p + 1
+            continue
+        if ph == PH_TURN:
+            if not claimed:
+                if w < 0:
+                    _end_drawn(t, out)                   # 荒牌
                     break
-        if plays:
-            d = _discard(cur, t, par, tabs, dirs, hooks, fast, wk)
-            if d < 0:
-                out.error = ERR_DISCARD
-                out.winner = -1
-                out.draws = h.draws
-                out.taken = h.taken
-                return
-        else:
-            d = w                                       # solitaire: the drawn tile goes out
-        conc[cur, d] -= 1
-        seen[d] += 1
-        replacement = False
-        claimed = False
+                if cur == 0 or not solitaire:
+                    h.phase = PH_OWN
+                    continue
+            h.phase = PH_DISCARD
+            continue
+        if ph == PH_OWN:
+            s = seats[cur]
+            flags = _self_flags(cur, first_round, replacement, t)
+            if s.policy == POLICY_OUTSIDE:
+                a = t.act[cur]
+                if a[0] == A_NONE:
+                    _legal_turn(cur, w, flags, t, par, rules, tabs, wk)
+                    h.ask = Q_TURN
+                    h.ask_seat = cur
+                    break
+                if a[0] == A_DISCARD:
+                    h.phase = PH_DISCARD                # the answer is read there
+                    continue
+                if a[0] == A_WIN:
+                    a[0] = A_NONE
+                    _declare(cur, w, flags, np.int64(-1), t, par, rules, wk, out, out_fans)
+                    break
+                k = a[1]                                # a kong
+                a[0] = A_NONE
+                i = np.int64(-1)
+                if conc[cur, k] < 4:
+                    for j in range(s.n_melds):
+                        if t.mtype[cur, j] == M_PUNG and t.mtile[cur, j] == k:
+                            i = j
+            else:
+                if wild_need(conc[cur], s.n_melds, wild, t.nocap, tabs, sws) == 0:
+                    counted, total = _win_value(cur, w, flags, t, par, rules, wk.score)
+                    if counted >= par.minimum:
+                        _record(out, out_fans, t, cur, flags, counted, total, wk.score.fan, w,
+                                np.int64(-1), False)
+                        break
+                    if total >= 0:
+                        out.short += 1
+                if par.deal_only:
+                    _end_drawn(t, out)
+                    break
+                k, i = _own_kong(cur, t, par, tabs, dirs, hooks, fast, wk)
+                if k < 0:
+                    h.phase = PH_DISCARD
+                    continue
+            if i < 0:                                   # concealed kong
+                conc[cur, k] -= 4
+                _add_meld(cur, M_CKONG, k, t)
+                seen[k] += 4
+                _emit(t, EV_CKONG, cur, k, 0)
+            else:                                       # added to a pung
+                conc[cur, k] -= 1
+                t.mtype[cur, i] = M_KONG
+                seen[k] += 1
+                _emit(t, EV_AKONG, cur, k, 0)
+                if discard_wins:
+                    d = k
+                    h.asked = 0
+                    h.phase = PH_ROB
+                    continue
+            h.phase = PH_KONG_DRAW
+            continue
+        if ph == PH_ROB:
+            if _gather(cur, d, True, t, par, rules, tabs, wk):
+                break
+            if _win_on(cur, d, np.int64(F_KONG), t, par, rules, tabs, wk, out, out_fans):
+                break                                   # 抢杠和
+            _clear_answers(t)
+            h.phase = PH_KONG_DRAW
+            continue
+        if ph == PH_KONG_DRAW:
+            first_round = False
+            w = _draw(cur, back, t)
+            replacement = True
+            if w < 0:
+                _end_drawn(t, out)
+                break
+            h.phase = PH_OWN
+            continue
+        if ph == PH_DISCARD:
+            if cur == 0 or not solitaire:
+                if seats[cur].policy == POLICY_OUTSIDE:
+                    a = t.act[cur]
+                    if a[0] != A_DISCARD:
+                        _legal_discards(cur, t)
+                        h.ask = Q_DISCARD
+                        h.ask_seat = cur
+                        break
+                    d = a[1]
+                    a[0] = A_NONE
+                else:
+                    d = _discard(cur, t, par, tabs, dirs, hooks, fast, wk)
+                    if d < 0:
+                        out.error = ERR_DISCARD
+                        out.winner = -1
+                        out.draws = h.draws
+                        out.taken = h.taken
+                        _emit(t, EV_ERROR, cur, 0, 0)
+                        h.phase = PH_END
+                        break
+            else:
+                d = w                                   # solitaire: the drawn tile goes out
+            conc[cur, d] -= 1
+            seen[d] += 1
+            _emit(t, EV_DISCARD, cur, d, 0)
+            replacement = False
+            claimed = False
+            h.asked = 0
+            h.phase = PH_CLAIMS
+            continue
+        # PH_CLAIMS: ``cur`` discarded ``d``
+        if _gather(cur, d, False, t, par, rules, tabs, wk):
+            break
         # a win on the discard (rule sets that allow it), first player in turn order
         if discard_wins and _win_on(cur, d, np.int64(0), t, par, rules, tabs, wk, out,
                                     out_fans):
-            return
+            break
+        moved = False
         # 碰 / 杠 (any player) before 吃 (the next player only); a wild tile is never claimed
         if d != wild and par.claims:
             for step in range(1, 4):
                 q = (cur + step) % 4
                 if (solitaire and q != 0) or seats[q].n_melds >= 4 or conc[q, d] < 2:
                     continue
-                if conc[q, d] == 3 and h.taken < h.limit and _accept(
-                        q, np.int64(M_KONG), d, d, cur, t, par, tabs, dirs, hooks, fast, wk):
+                outside = seats[q].policy == POLICY_OUTSIDE
+                said = t.act[q, 0]
+                if conc[q, d] == 3 and h.taken < h.limit and (
+                        said == A_KONG if outside else _accept(
+                            q, np.int64(M_KONG), d, d, cur, t, par, tabs, dirs, hooks, fast,
+                            wk)):
                     conc[q, d] -= 3                      # exposed kong, then a replacement
                     _add_meld(q, M_KONG, d, t)
                     seen[d] += 3
+                    _emit(t, EV_KONG, q, d, cur)
                     cur = q
                     first_round = False
                     w = _draw(cur, back, t)
                     replacement = True
                     claimed = False
+                    moved = True
                     break
-                if _accept(q, np.int64(M_PUNG), d, d, cur, t, par, tabs, dirs, hooks, fast, wk):
+                if said == A_PUNG if outside else _accept(
+                        q, np.int64(M_PUNG), d, d, cur, t, par, tabs, dirs, hooks, fast, wk):
                     conc[q, d] -= 2                      # pung
                     _add_meld(q, M_PUNG, d, t)
                     seen[d] += 2
+                    _emit(t, EV_PUNG, q, d, cur)
                     cur = q
                     first_round = False
                     claimed = True
+                    moved = True
                     break
-        if replacement or claimed:
-            continue            # the claimer plays on (a kong's replacement, or a discard)
+        if moved:
+            _clear_answers(t)
+            h.phase = PH_TURN   # the claimer plays on (a kong's replacement, or a discard)
+            continue
         nxt = (cur + 1) % 4
         if (d < 27 and d != wild and par.claims and seats[nxt].n_melds < 4
                 and not (solitaire and nxt != 0)):
-            # of the chows the player would accept, the one that helps most
-            chosen = -1
-            r = d % 9
-            for first in range(d - 2, d + 1):
-                if first < d - r or first + 2 > d - r + 8:
-                    continue
-                ok = True
-                for i in range(3):
-                    x = first + i
-                    if x != d and (conc[nxt, x] == 0 or x == wild):
-                        ok = False
-                if ok and _accept(nxt, np.int64(M_CHOW), d, first, cur, t, par, tabs, dirs,
-                                  hooks, fast, wk):
-                    chosen = first
-                    break
+            chosen = np.int64(-1)
+            if seats[nxt].policy == POLICY_OUTSIDE:
+                if t.act[nxt, 0] == A_CHOW:
+                    chosen = t.act[nxt, 1]
+            else:
+                # of the chows the player would accept, the one that helps most
+                r = d % 9
+                for first in range(d - 2, d + 1):
+                    if first < d - r or first + 2 > d - r + 8:
+                        continue
+                    ok = True
+                    for i in range(3):
+                        x = first + i
+                        if x != d and (conc[nxt, x] == 0 or x == wild):
+                            ok = False
+                    if ok and _accept(nxt, np.int64(M_CHOW), d, first, cur, t, par, tabs, dirs,
+                                      hooks, fast, wk):
+                        chosen = first
+                        break
             if chosen >= 0:                              # chow
                 for i in range(3):
                     if chosen + i != d:
                         conc[nxt, chosen + i] -= 1
                         seen[chosen + i] += 1
                 _add_meld(nxt, M_CHOW, chosen, t)
+                _emit(t, EV_CHOW, nxt, chosen, cur)
                 cur = nxt
                 first_round = False
                 claimed = True
+                _clear_answers(t)
+                h.phase = PH_TURN
                 continue
+        _clear_answers(t)
         cur = nxt
         if cur == 0:
             first_round = False
             if par.dealer_draws > 0 and seats[0].own_draws >= par.dealer_draws:
-                break                                   # the dealer's draws are used up
+                _end_drawn(t, out)                      # the dealer's draws are used up
+                break
         seats[cur].own_draws += 1
         h.draws += 1
         w = _draw(cur, front, t)
         if w < 0:
             seats[cur].own_draws -= 1
             h.draws -= 1
+        h.phase = PH_TURN
+    h.cur = cur
+    h.w = w
+    h.d = d
+    h.first_round = 1 if first_round else 0
+    h.replacement = 1 if replacement else 0
+    h.claimed = 1 if claimed else 0
+
+
+@njit(cache=True, inline="always")
+def _self_flags(p, first_round, replacement, t):
+    """The situation of a self-drawn win of player ``p`` now."""
+    h = t.hand[0]
+    flags = np.int64(F_SELF_DRAWN)
+    if h.taken >= h.limit:
+        flags |= F_LAST_WALL
+    if replacement:
+        flags |= F_KONG
+    if first_round and p == 0 and t.seats[0].own_draws == 0:
+        flags |= F_HEAVENLY_HAND     # the dealer, on the deal
+    elif first_round and p != 0 and t.seats[p].own_draws == 1:
+        flags |= F_EARTHLY_HAND      # a non-dealer, on the first draw
+    return flags
+
+
+@njit(cache=True)
+def _end_drawn(t, out):
+    """The hand ends without a win (荒牌, or a study's limit)."""
+    h = t.hand[0]
     out.draws = h.draws
     out.taken = h.taken
+    _emit(t, EV_DRAWN_OUT, -1, 0, 0)
+    h.phase = PH_END
+
+
+@njit(cache=True)
+def _clear_answers(t):
+    for q in range(4):
+        t.act[q, 0] = A_NONE
+
+
+@njit(cache=True, inline="always")
+def _put(t, n, code, a):
+    row = t.legal[n]
+    row[0] = code
+    row[1] = a
+    row[2] = -1
+    row[3] = -1
+    return n + 1
+
+
+@njit(cache=True)
+def _complete(q, t, tabs, wk):
+    return wild_need(t.conc[q], t.seats[q].n_melds, t.hand[0].wild, t.nocap, tabs,
+                     wk.pol.sws) == 0
+
+
+@njit(cache=True)
+def _legal_turn(p, w, flags, t, par, rules, tabs, wk):
+    """Player ``p``'s options on its own turn: a win (any complete hand the rule set scores:
+    one below the bar is a P胡), a concealed or added kong (never of the wild kind), a
+    discard of any kind held."""
+    c = t.conc[p]
+    s = t.seats[p]
+    wild = t.hand[0].wild
+    n = np.int64(0)
+    if _complete(p, t, tabs, wk):
+        counted, total = _win_value(p, w, flags, t, par, rules, wk.score)
+        if total >= 0:
+            n = _put(t, n, A_WIN, w)
+    if not par.deal_only and s.n_melds < 4:
+        for k in range(N_KINDS):
+            if k == wild or c[k] == 0:
+                continue
+            if c[k] == 4:
+                n = _put(t, n, A_KONG, k)
+            else:
+                for i in range(s.n_melds):
+                    if t.mtype[p, i] == M_PUNG and t.mtile[p, i] == k:
+                        n = _put(t, n, A_KONG, k)
+    for k in range(N_KINDS):
+        if c[k] > 0 and n < LEGAL_MAX:
+            n = _put(t, n, A_DISCARD, k)
+    t.hand[0].n_legal = n
+
+
+@njit(cache=True)
+def _legal_discards(p, t):
+    """Player ``p``'s options after a claim: a discard of any kind held."""
+    n = np.int64(0)
+    for k in range(N_KINDS):
+        if t.conc[p, k] > 0 and n < LEGAL_MAX:
+            n = _put(t, n, A_DISCARD, k)
+    t.hand[0].n_legal = n
+
+
+@njit(cache=True)
+def _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk):
+    """Player ``q``'s options on ``cur``'s discard ``k`` (with ``rob``: on the tile ``cur``
+    added to a pung): a win, 明杠, 碰, 吃 (the next player; never of the wild kind), then
+    pass.  Returns how many there are besides pass."""
+    h = t.hand[0]
+    wild = h.wild
+    c = t.conc[q]
+    s = t.seats[q]
+    n = np.int64(0)
+    if par.discard_wins:
+        c[k] += 1
+        if _complete(q, t, tabs, wk):
+            counted, total = _win_value(q, k, np.int64(F_KONG) if rob else np.int64(0), t,
+                                        par, rules, wk.score)
+            if total >= 0:
+                n = _put(t, n, A_WIN, k)
+        c[k] -= 1
+    if not rob and k != wild and par.claims and s.n_melds < 4:
+        if c[k] == 3 and h.taken < h.limit:
+            n = _put(t, n, A_KONG, k)
+        if c[k] >= 2:
+            n = _put(t, n, A_PUNG, k)
+        if q == (cur + 1) % 4 and k < 27:
+            r = k % 9
+            for first in range(k - 2, k + 1):
+                if first < k - r or first + 2 > k - r + 8:
+                    continue
+                ok = True
+                for i in range(3):
+                    x = first + i
+                    if x != k and (c[x] == 0 or x == wild):
+                        ok = False
+                if ok:
+                    n = _put(t, n, A_CHOW, first)
+    h.n_legal = _put(t, n, A_PASS, -1)
+    return n
+
+
+@njit(cache=True)
+def _gather(cur, k, rob, t, par, rules, tabs, wk):
+    """Ask every seat played from outside that has an option on ``cur``'s tile ``k`` (a
+    discard, or with ``rob`` a tile added to a pung), in turn order, before any is resolved.
+    True: one is asked now (``hand.ask``); False: all have answered (``t.act``)."""
+    h = t.hand[0]
+    for step in range(1, 4):
+        q = (cur + step) % 4
+        if t.seats[q].policy != POLICY_OUTSIDE or (h.asked >> q) & 1:
+            continue
+        if par.solitaire and q != 0:
+            continue
+        if _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk) > 0 and t.act[q, 0] == A_NONE:
+            h.ask = Q_ROB if rob else Q_CLAIM
+            h.ask_seat = q
+            return True
+        h.asked |= 1 << q
+    h.n_legal = 0
+    return False
+
+
+@njit(cache=True)
+def _declare(q, k, flags, frm, t, par, rules, wk, out, out_fans):
+    """Player ``q`` (played from outside) declares a win on ``k`` (in its hand already): a
+    win if it reaches the bar, else a P胡 (``out.false_win``); either ends the hand."""
+    counted, total = _win_value(q, k, flags, t, par, rules, wk.score)
+    _record(out, out_fans, t, q, flags, counted, total, wk.score.fan, k, frm,
+            counted < par.minimum)
 
 
 @njit(cache=True, inline="always")
@@ -898,13 +1253,22 @@ def _win_on(cur, k, flags, t, par, rules, tabs, wk, out, out_fans):
         q = (cur + step) % 4
         if par.solitaire and q != 0:
             continue
+        if t.seats[q].policy == POLICY_OUTSIDE:
+            if t.act[q, 0] == A_WIN:                # its answer, given before (_gather)
+                if flags & F_KONG:
+                    out.robbed = 1
+                t.conc[q, k] += 1
+                _declare(q, k, flags, cur, t, par, rules, wk, out, out_fans)
+                return True
+            continue
         t.conc[q, k] += 1
         if wild_need(t.conc[q], t.seats[q].n_melds, wild, t.nocap, tabs, wk.pol.sws) == 0:
             counted, total = _win_value(q, k, flags, t, par, rules, wk.score)
             if counted >= par.minimum:
-                _record(out, out_fans, t, q, flags, counted, total, wk.score.fan)
                 if flags & F_KONG:
                     out.robbed = 1
+                _record(out, out_fans, t, q, flags, counted, total, wk.score.fan, k, cur,
+                        False)
                 return True
             if total >= 0:
                 out.short += 1
@@ -913,9 +1277,15 @@ def _win_on(cur, k, flags, t, par, rules, tabs, wk, out, out_fans):
 
 
 @njit(cache=True)
-def _record(out, out_fans, t, p, flags, counted, total, fan):
-    """The win of player ``p`` into the outcome record and its fans."""
+def _record(out, out_fans, t, p, flags, counted, total, fan, tile, frm, false_win):
+    """The win of player ``p`` on ``tile`` (from seat ``frm``, -1: self-drawn) into the
+    outcome record and its fans, and the hand's end (``false_win``: a P胡)."""
     s = t.seats[p]
+    t.hand[0].phase = PH_END
+    _emit(t, EV_FALSE_WIN if false_win else EV_WIN, p, tile, frm)
+    out.false_win = 1 if false_win else 0
+    out.from_seat = frm
+    out.win_tile = tile
     out.winner = p
     out.self_drawn = 1 if flags & F_SELF_DRAWN else 0
     out.draws = t.hand[0].draws
@@ -930,12 +1300,15 @@ def _record(out, out_fans, t, p, flags, counted, total, fan):
 
 
 @njit(cache=True)
-def new_table():
-    """The arrays of a :class:`~.game_state.Table` (cleared per hand by the game)."""
+def new_table(n_ev):
+    """The arrays of a :class:`~.game_state.Table` (cleared per hand by the game), with room
+    for ``n_ev`` events (0: none kept) and every seat's policy from the ``GameParams``."""
     return Table(np.empty(N_WALL, np.int64), np.zeros((4, N_KINDS), np.int64),
                  np.zeros((4, 4), np.int64), np.zeros((4, 4), np.int64),
                  np.zeros(N_KINDS, np.int64), np.zeros(N_KINDS, np.int64),
-                 np.zeros(4, SEAT_DTYPE), np.zeros(1, HAND_DTYPE), np.zeros(1, np.uint64))
+                 np.zeros(4, SEAT_DTYPE), np.zeros(1, HAND_DTYPE), np.zeros(1, np.uint64),
+                 np.zeros((4, 4), np.int64), np.zeros((LEGAL_MAX, 4), np.int64),
+                 np.zeros((n_ev, 4), np.int32), np.full(4, -1, np.int64))
 
 
 @njit(cache=True)
@@ -978,7 +1351,7 @@ def play_hands(seed, first, par, tabs, rules, dirs, hooks, fast, out, out_fans):
     """
     n = out.shape[0]
     nf = rules.points.shape[0]
-    t = new_table()
+    t = new_table(0)
     wk = Work(policy_scratch(), score_scratch(nf), np.zeros(V_LEN, np.int64), np.zeros(3, np.int64))
     for i in range(n):
         play_hand(seed, first + i, par, tabs, rules, dirs, hooks, fast, t, wk, out[i],

@@ -80,6 +80,9 @@ class GameParams(NamedTuple):
     dealer_draws : int
         The hand is drawn out once the dealer has had this many own draws (the one-player
         reach study's draw count); 0: no such limit.
+    wait_flags : int
+        Situation flags every win is scored with besides its own: ``layout.F_LEFTMOST``
+        reads the waits the old client's way (``wait_rule="leftmost"``), else 0.
     """
 
     exhaust: int
@@ -100,6 +103,7 @@ class GameParams(NamedTuple):
     claims: bool
     exchange: bool
     dealer_draws: int
+    wait_flags: int
 
 
 class StrongPlay(NamedTuple):
@@ -268,9 +272,19 @@ class Table(NamedTuple):
     seats : SEAT_DTYPE (4,)
         Each player's state.
     hand : HAND_DTYPE (1,)
-        The hand's state.
+        The hand's state, where the game stands included (``phase`` and the rest: a hand
+        is played by ``game.advance`` in steps, and resumes from them).
     rng : uint64 (1,)
         The hand's random stream (:mod:`.rng`).
+    act : int64 (4, 4)
+        An outside player's answer per seat: ``[code, a, b, c]`` (the ``A_*`` codes of
+        ``mjkit.table.actions``; ``A_NONE`` = 0: none yet).
+    legal : int64 (LEGAL_MAX, 4)
+        The actions open to the seat asked (``hand.n_legal`` rows, the same layout).
+    ev : int32 (n, 4)
+        The hand's events ``[EV_*, seat, a, b]`` (``hand.n_ev`` of them; n = 0: not kept).
+    seat_policy : int64 (4,)
+        Each seat's policy (``POLICY_*``); -1: the ``GameParams``' dealer / others policy.
     """
 
     wall: np.ndarray
@@ -282,6 +296,17 @@ class Table(NamedTuple):
     seats: np.ndarray
     hand: np.ndarray
     rng: np.ndarray
+    act: np.ndarray
+    legal: np.ndarray
+    ev: np.ndarray
+    seat_policy: np.ndarray
+
+
+#: Rows of ``Table.legal`` (the most a seat is ever offered: 14 discards, 4 kongs, a win).
+LEGAL_MAX = 32
+#: Rows of ``Table.ev`` a recorded hand has room for (a hand takes at most 144 tiles:
+#: far fewer events).
+EV_MAX = 1024
 
 
 _I8 = np.int64
@@ -310,6 +335,20 @@ HAND_DTYPE = np.dtype([
     ("limit", _I8),           # taken at which the hand is drawn out
     ("wild", _I8),            # the wild kind, -1 none
     ("draws", _I8),           # turns' draws after the deal (replacements not counted)
+    # where the game stands (``game.advance`` resumes from here)
+    ("phase", _I8),           # PH_*
+    ("cur", _I8),             # the player whose turn it is
+    ("w", _I8),               # the tile last drawn by ``cur`` (-1: the wall ran out)
+    ("first_round", _I8),     # 1: no claim or kong yet, and the dealer has not drawn again
+    ("replacement", _I8),     # 1: the tile in hand came from a kong
+    ("claimed", _I8),         # 1: ``cur`` claimed a discard and discards only
+    ("d", _I8),               # the last discard (or the tile added to a pung: PH_ROB)
+    ("ex_seat", _I8),         # the next seat to exchange (PH_EXCHANGE)
+    ("asked", _I8),           # bit q: outside seat q has answered on this discard or kong
+    ("ask", _I8),             # what an outside seat is asked now (Q_*), 0: nothing
+    ("ask_seat", _I8),
+    ("n_legal", _I8),         # rows of Table.legal
+    ("n_ev", _I8),            # events written (more than Table.ev holds: some were lost)
 ])
 
 #: One simulated hand's outcome (the kernels write it by name; ``HandRecords.outcomes`` is
@@ -328,4 +367,54 @@ OUTCOME_DTYPE = np.dtype([(name, np.int32) for name in (
     "robbed",        # 1: the win robbed a kong (抢杠和)
     "error",         # a user policy's bad answer: ERR_* (the hand stops there)
     "short",         # complete hands that fell short of their player's bar (a P胡 avoided)
+    "false_win",     # 1: the winner declared a hand below the bar (P胡; outside seats only)
+    "from_seat",     # the seat that discarded the winning tile or whose kong was robbed, -1
+    "win_tile",      # the winning tile's kind, -1 none
 )])
+
+# An outside seat's answer (``Table.act``, ``Table.legal`` rows ``[code, a, b, c]``);
+# ``mjkit.table.actions`` reads and writes them.
+A_NONE = 0          # no answer yet
+A_DISCARD = 1       # a: the kind
+A_CHOW = 2          # a: the chow's first kind
+A_PUNG = 3          # a: the kind
+A_KONG = 4          # a: the kind (on a discard, concealed or added: the situation says)
+A_WIN = 5
+A_PASS = 6
+A_EXCHANGE = 7      # a, b, c: the kinds given up (-1: none)
+
+# What an outside seat is asked (``hand.ask``).
+Q_NONE = 0
+Q_EXCHANGE = 1      # 起手换牌: up to three tiles
+Q_TURN = 2          # its own turn: win, a kong or a discard
+Q_DISCARD = 3       # after a claim: a discard
+Q_CLAIM = 4         # another's discard: win, kong, pung, chow or pass
+Q_ROB = 5           # a tile added to a pung: win (抢杠和) or pass
+
+# Where a hand stands (``hand.phase``).
+PH_EXCHANGE = 1     # 起手换牌, seat ``ex_seat`` next
+PH_TURN = 2         # ``cur`` has drawn ``w`` (or claimed): the top of a turn
+PH_OWN = 3          # ``cur``'s own turn: a self-drawn win, a kong, else the discard
+PH_ROB = 4          # ``cur`` added ``d`` to a pung: may it be robbed?
+PH_KONG_DRAW = 5    # ``cur`` declared a kong: the replacement from the back
+PH_DISCARD = 6      # ``cur`` discards
+PH_CLAIMS = 7       # ``cur`` discarded ``d``: wins, then 碰/杠, then 吃, else the next draw
+PH_END = 8          # the hand is over (``OUTCOME_DTYPE``)
+
+# Events (``Table.ev`` rows ``[EV_*, seat, a, b]``; ``mjkit.table.engine`` turns them into
+# the record's events, docs/records.md).
+EV_WILD = 1         # a: the wild kind turned
+EV_DRAW = 2         # a: the kind, b: 1 from the back
+EV_FLOWER = 3       # a: the flower (34..41) set aside
+EV_DEALT = 4
+EV_EXCHANGE = 5     # a: the kind given up, b: the tile that came (34..: a flower)
+EV_DISCARD = 6      # a: the kind
+EV_CHOW = 7         # a: the chow's first kind, b: the seat that discarded
+EV_PUNG = 8         # a: the kind, b: the seat that discarded
+EV_KONG = 9         # a: the kind, b: the seat that discarded (exposed, on a discard)
+EV_CKONG = 10       # a: the kind (concealed)
+EV_AKONG = 11       # a: the kind (added to a pung)
+EV_WIN = 12         # a: the winning tile, b: the seat it came from (-1: self-drawn)
+EV_FALSE_WIN = 13   # a, b: as EV_WIN; a declared hand below the bar (P胡)
+EV_DRAWN_OUT = 14   # 荒牌
+EV_ERROR = 15       # a user policy's bad answer (the hand stops)

@@ -45,6 +45,7 @@ POLICY_BREAK = 2
 POLICY_USER = 3
 POLICY_STRONG = 4
 POLICY_STRONG_BREAK = 5
+POLICY_OUTSIDE = 6     # decided outside the kernel: the game stops and asks (mjkit.table)
 
 # Direction shapes.
 SHAPE_REGULAR = 0

@@ -68,6 +68,10 @@ class RuleSet:
         Whether a study of this rule set's table plays 起手换牌 unless told otherwise
         (``mjkit.simulate``'s ``exchange``): True for the 大众 rule sets (seed 001
         A.c lets every player swap up to three tiles after the deal), False for ``gb``.
+    table_wait_rule : str
+        How a :class:`mjkit.table.Table` of this rule set reads the waits of a declared win
+        unless told otherwise: ``"leftmost"`` for ``dazhong32`` (the old client's reading,
+        seed 000 §六.2, which decides whether a declared hand is a P胡), else ``"unique"``.
     after_minimum : tuple of bool
         For each fan, True if it is added only once the minimum is met and
         never counts toward it (flowers, 无财神).
@@ -83,6 +87,7 @@ class RuleSet:
     after_minimum: tuple = ()
     table_wild: str | None = None
     table_exchange: bool = False
+    table_wait_rule: str = "unique"
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -256,7 +261,7 @@ def _streak_level(lianla):
 
 
 def _from_catalogue(name, column, minimum, description, self_drawn_only=False,
-                    table_wild=None, table_exchange=False):
+                    table_wild=None, table_exchange=False, table_wait_rule="unique"):
     cat = catalogue_columns()       # plain columns: building a rule set needs no pandas
     keys = {k: i for i, k in enumerate(cat["key"])}
 
@@ -279,7 +284,8 @@ def _from_catalogue(name, column, minimum, description, self_drawn_only=False,
     return RuleSet(name=name, minimum=minimum, points=points,
                    excludes=excl, excludes_own=own, description=description,
                    self_drawn_only=self_drawn_only, after_minimum=after,
-                   table_wild=table_wild, table_exchange=table_exchange)
+                   table_wild=table_wild, table_exchange=table_exchange,
+                   table_wait_rule=table_wait_rule)
 
 
 _REGISTRY = {}

@@ -23,6 +23,7 @@ from .._kernels.policy import (
 )
 from ..errors import HandError, short_repr
 from ..rules import get_rules
+from ..score import _wait_flag
 from ..shanten import shanten_tables
 from ..validate import INT32_MAX, MAX_LEVEL, boolean, whole, wild_kind
 from ..validate import level as _level
@@ -139,9 +140,9 @@ def _wild(wild):
 def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
            discard_wins=None, dealer_policy="efficiency", others_policy="efficiency",
            deal_only=False, wild=None, slack=4, commit=5, break_from=1, claims=True,
-           exchange=False, dealer_draws=None):
+           exchange=False, dealer_draws=None, wait_rule="unique"):
     """The rule set and the kernel's settings (a ``GameParams``, validated); see
-    :func:`play_hands`."""
+    :func:`play_hands` (and :class:`mjkit.table.Table` for ``wait_rule``)."""
     rs = get_rules(rules)
     level = _level(level, "level (lianla)")
     rs.threshold(level)          # 连拉 only where the rule set has it
@@ -177,7 +178,7 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
         dealer_bonus=int(rs.points_list[F.LIANLA] * level), slack=int(slack),
         commit=int(commit), break_from=int(break_from), wild_mode=int(wild_mode),
         wild_kind=int(wild_kind), claims=bool(claims), exchange=bool(exchange),
-        dealer_draws=int(dealer_draws))
+        dealer_draws=int(dealer_draws), wait_flags=int(_wait_flag(wait_rule)))
     return rs, par
 
 
