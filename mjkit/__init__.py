@@ -25,7 +25,7 @@ __all__ = [
     "score_batch", "HandBatch", "BatchResult", "ScoreResult", "fan_table", "waits", "shanten",
     "shanten_batch", "ShantenResult", "ShantenBatch", "distance_to", "DistanceResult",
     "targets", "target_catalogue", "TargetsResult", "advise", "Advice", "simulate",
-    "__version__",
+    "Table", "Session", "__version__",
 ]
 
 
@@ -41,4 +41,13 @@ def __getattr__(name):
         from .sim import simulate
 
         return simulate
+    # mjkit.Table and mjkit.Session (mjkit.table) load the game kernels on first use too.
+    if name in ("Table", "Session"):
+        from . import table
+
+        return getattr(table, name)
+    if name == "bot":
+        import importlib
+
+        return importlib.import_module(".bot", __name__)
     raise AttributeError(f"module 'mjkit' has no attribute {name!r}")

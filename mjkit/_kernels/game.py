@@ -78,10 +78,12 @@ BREAK_CHANCE = 0.05
 # np.bool_(...): numba compiles a callee once more for every literal value a call site hands
 # it.  And numba links a copy of every callee into each compiled function and optimises it
 # again, so each separately compiled function above the evaluator or the need reading pays
-# for them once more: the steps of a hand are inlined (``inline="always"``) into
-# ``play_hands``; ``_accept`` (five call sites) and the strong player's ratings
-# (``_strong_discard``, ``_strong_accept``: their melded targets are scored by the evaluator)
-# are compiled on their own, which costs about a minute more on the first run.
+# for them once more: the steps of a hand (``advance`` and its parts) are inlined
+# (``inline="always"``) into ``play_hands``, and a table (``mjkit.table``) calls
+# ``advance`` itself, compiled once on its own; ``_accept`` (five call sites) and the strong
+# player's ratings (``_strong_discard``, ``_strong_accept``: their melded targets are scored
+# by the evaluator) are compiled on their own, which costs about a minute more on the first
+# run.
 
 
 @njit(cache=True)
@@ -595,6 +597,7 @@ def _new_hand(seed, wall_level, index, par, t, out, out_fans):
     o.false_win = 0
     o.from_seat = -1
     o.win_tile = -1
+    o.flags = 0
     for f in range(out_fans.shape[0]):
         out_fans[f] = 0
 
@@ -690,9 +693,15 @@ def _exchange(p, t, par, fast, hooks, wk):
     replaced from the back).  Strong players pick by the fast mode's targets
     (:func:`_strong_picks`), user policies are asked (``ASK_EXCHANGE``), the others give
     up their lone tiles.  The wild kind was turned before and stays."""
+    return _swap(p, _exchange_picks(p, t, par, fast, hooks, wk), wk.swap, t)
+
+
+@njit(cache=True, inline="always")
+def _exchange_picks(p, t, par, fast, hooks, wk):
+    """The tiles player ``p`` gives up at 起手换牌 (:func:`_exchange`), in ``wk.swap``;
+    returns how many."""
     c = t.conc[p]
     h = t.hand[0]
-    s = t.seats[p]
     picks = wk.swap
     mode = _mode(p, t, par, fast)
     n = np.int64(-1)
@@ -715,17 +724,18 @@ def _exchange(p, t, par, fast, hooks, wk):
             n = _strong_picks(p, t, fast, picks)
     if n < 0:
         n = _lone_picks(c, h.wild, picks, np.int64(0))
-    _swap(p, n, picks, t)
+    return n
 
 
 @njit(cache=True)
 def _swap(p, n, picks, t):
     """Player ``p`` swaps the ``n`` tiles ``picks`` each for the tile at a random place of
     the wall still to be drawn (a flower that comes is set aside and replaced from the
-    back)."""
+    back).  Returns the last kind that came into the hand (-1: none)."""
     c = t.conc[p]
     h = t.hand[0]
     s = t.seats[p]
+    got = np.int64(-1)
     for i in range(n):
         x = picks[i]
         j = h.front + below(t.rng, h.back - h.front + 1)
@@ -738,9 +748,13 @@ def _swap(p, n, picks, t):
             s.flowers += 1
             s.flower_mask |= 1 << (k - N_KINDS)
             _emit(t, EV_FLOWER, p, k, 0)
-            _draw(p, np.bool_(True), t)
+            k = _draw(p, np.bool_(True), t)
+            if k >= 0:
+                got = k
         else:
             c[k] += 1
+            got = k
+    return got
 
 
 @njit(cache=True, inline="always")
@@ -749,7 +763,7 @@ def play_hand(seed, index, par, tabs, rules, dirs, hooks, fast, t, wk, out, out_
     ``OUTCOME_DTYPE`` record) and ``out_fans``.  Every seat plays a built-in or user
     policy, so :func:`advance` runs the hand to its end without stopping."""
     start_hand(seed, par.level, index, par, t, out, out_fans)
-    advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans)
+    advance(par, tabs, rules, dirs, hooks, fast, None, t, wk, out, out_fans)
 
 
 @njit(cache=True)
@@ -775,8 +789,8 @@ def start_hand(seed, wall_level, index, par, t, out, out_fans):
     h.phase = PH_EXCHANGE if par.exchange else PH_TURN
 
 
-@njit(cache=True)
-def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
+@njit(cache=True, inline="always")
+def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
     """Play on from where the hand stands (``t.hand``) until a seat played from outside
     (``POLICY_OUTSIDE``) must decide, or the hand is over (``hand.phase == PH_END``, the
     outcome in ``out`` and ``out_fans``).
@@ -798,6 +812,10 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
 
     Built-in players declare a win only when it reaches the bar; a seat played from outside
     may declare any complete hand, and one below the bar is a P胡 (``out.false_win``).
+
+    ``outside`` is None when no seat is played from outside (the simulator): the code that
+    asks is then not compiled (and the kernel is the simulator's of before); a table passes
+    ``t.legal``.
     """
     h = t.hand[0]
     seats = t.seats
@@ -827,7 +845,7 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
                 h.phase = PH_TURN
                 continue
             if p == 0 or not solitaire:
-                if seats[p].policy == POLICY_OUTSIDE:
+                if _outside(p, t, outside):
                     a = t.act[p]
                     if a[0] != A_EXCHANGE:
                         h.ask = Q_EXCHANGE
@@ -839,9 +857,11 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
                             wk.swap[n] = a[1 + i]
                             n += 1
                     a[0] = A_NONE
-                    _swap(p, n, wk.swap, t)
+                    got = _swap(p, n, wk.swap, t)
                 else:
-                    _exchange(p, t, par, fast, hooks, wk)
+                    got = _exchange(p, t, par, fast, hooks, wk)
+                if p == 0 and w >= 0 and conc[0, w] == 0:
+                    w = got             # the dealer's 14th tile went: the last that came in
             h.ex_seat = p + 1
             continue
         if ph == PH_TURN:
@@ -857,7 +877,7 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
         if ph == PH_OWN:
             s = seats[cur]
             flags = _self_flags(cur, first_round, replacement, t)
-            if s.policy == POLICY_OUTSIDE:
+            if _outside(cur, t, outside):
                 a = t.act[cur]
                 if a[0] == A_NONE:
                     _legal_turn(cur, w, flags, t, par, rules, tabs, wk)
@@ -912,9 +932,11 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
             h.phase = PH_KONG_DRAW
             continue
         if ph == PH_ROB:
-            if _gather(cur, d, True, t, par, rules, tabs, wk):
-                break
-            if _win_on(cur, d, np.int64(F_KONG), t, par, rules, tabs, wk, out, out_fans):
+            if outside is not None:
+                if _gather(cur, d, True, t, par, rules, tabs, wk):
+                    break
+            if _win_on(cur, d, np.int64(F_KONG), t, par, rules, tabs, outside, wk, out,
+                       out_fans):
                 break                                   # 抢杠和
             _clear_answers(t)
             h.phase = PH_KONG_DRAW
@@ -930,7 +952,7 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
             continue
         if ph == PH_DISCARD:
             if cur == 0 or not solitaire:
-                if seats[cur].policy == POLICY_OUTSIDE:
+                if _outside(cur, t, outside):
                     a = t.act[cur]
                     if a[0] != A_DISCARD:
                         _legal_discards(cur, t)
@@ -960,10 +982,11 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
             h.phase = PH_CLAIMS
             continue
         # PH_CLAIMS: ``cur`` discarded ``d``
-        if _gather(cur, d, False, t, par, rules, tabs, wk):
-            break
+        if outside is not None:
+            if _gather(cur, d, False, t, par, rules, tabs, wk):
+                break
         # a win on the discard (rule sets that allow it), first player in turn order
-        if discard_wins and _win_on(cur, d, np.int64(0), t, par, rules, tabs, wk, out,
+        if discard_wins and _win_on(cur, d, np.int64(0), t, par, rules, tabs, outside, wk, out,
                                     out_fans):
             break
         moved = False
@@ -973,10 +996,10 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
                 q = (cur + step) % 4
                 if (solitaire and q != 0) or seats[q].n_melds >= 4 or conc[q, d] < 2:
                     continue
-                outside = seats[q].policy == POLICY_OUTSIDE
+                out_q = _outside(q, t, outside)
                 said = t.act[q, 0]
                 if conc[q, d] == 3 and h.taken < h.limit and (
-                        said == A_KONG if outside else _accept(
+                        said == A_KONG if out_q else _accept(
                             q, np.int64(M_KONG), d, d, cur, t, par, tabs, dirs, hooks, fast,
                             wk)):
                     conc[q, d] -= 3                      # exposed kong, then a replacement
@@ -990,7 +1013,7 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
                     claimed = False
                     moved = True
                     break
-                if said == A_PUNG if outside else _accept(
+                if said == A_PUNG if out_q else _accept(
                         q, np.int64(M_PUNG), d, d, cur, t, par, tabs, dirs, hooks, fast, wk):
                     conc[q, d] -= 2                      # pung
                     _add_meld(q, M_PUNG, d, t)
@@ -1009,7 +1032,7 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
         if (d < 27 and d != wild and par.claims and seats[nxt].n_melds < 4
                 and not (solitaire and nxt != 0)):
             chosen = np.int64(-1)
-            if seats[nxt].policy == POLICY_OUTSIDE:
+            if _outside(nxt, t, outside):
                 if t.act[nxt, 0] == A_CHOW:
                     chosen = t.act[nxt, 1]
             else:
@@ -1063,6 +1086,15 @@ def advance(par, tabs, rules, dirs, hooks, fast, t, wk, out, out_fans):
 
 
 @njit(cache=True, inline="always")
+def _outside(p, t, outside):
+    """Whether seat ``p`` is played from outside (never, when ``outside`` is None: the
+    code that asks is then not compiled)."""
+    if outside is not None:
+        return t.seats[p].policy == POLICY_OUTSIDE
+    return False
+
+
+@njit(cache=True, inline="always")
 def _self_flags(p, first_round, replacement, t):
     """The situation of a self-drawn win of player ``p`` now."""
     h = t.hand[0]
@@ -1104,13 +1136,13 @@ def _put(t, n, code, a):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _complete(q, t, tabs, wk):
     return wild_need(t.conc[q], t.seats[q].n_melds, t.hand[0].wild, t.nocap, tabs,
                      wk.pol.sws) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_turn(p, w, flags, t, par, rules, tabs, wk):
     """Player ``p``'s options on its own turn: a win (any complete hand the rule set scores:
     one below the bar is a P胡), a concealed or added kong (never of the wild kind), a
@@ -1122,7 +1154,7 @@ def _legal_turn(p, w, flags, t, par, rules, tabs, wk):
     if _complete(p, t, tabs, wk):
         counted, total = _win_value(p, w, flags, t, par, rules, wk.score)
         if total >= 0:
-            n = _put(t, n, A_WIN, w)
+            n = _put(t, n, A_WIN, np.int64(-1))
     if not par.deal_only and s.n_melds < 4:
         for k in range(N_KINDS):
             if k == wild or c[k] == 0:
@@ -1149,7 +1181,7 @@ def _legal_discards(p, t):
     t.hand[0].n_legal = n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk):
     """Player ``q``'s options on ``cur``'s discard ``k`` (with ``rob``: on the tile ``cur``
     added to a pung): a win, 明杠, 碰, 吃 (the next player; never of the wild kind), then
@@ -1165,7 +1197,7 @@ def _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk):
             counted, total = _win_value(q, k, np.int64(F_KONG) if rob else np.int64(0), t,
                                         par, rules, wk.score)
             if total >= 0:
-                n = _put(t, n, A_WIN, k)
+                n = _put(t, n, A_WIN, np.int64(-1))
         c[k] -= 1
     if not rob and k != wild and par.claims and s.n_melds < 4:
         if c[k] == 3 and h.taken < h.limit:
@@ -1184,11 +1216,11 @@ def _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk):
                         ok = False
                 if ok:
                     n = _put(t, n, A_CHOW, first)
-    h.n_legal = _put(t, n, A_PASS, -1)
+    h.n_legal = _put(t, n, A_PASS, np.int64(-1))
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gather(cur, k, rob, t, par, rules, tabs, wk):
     """Ask every seat played from outside that has an option on ``cur``'s tile ``k`` (a
     discard, or with ``rob`` a tile added to a pung), in turn order, before any is resolved.
@@ -1209,7 +1241,7 @@ def _gather(cur, k, rob, t, par, rules, tabs, wk):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _declare(q, k, flags, frm, t, par, rules, wk, out, out_fans):
     """Player ``q`` (played from outside) declares a win on ``k`` (in its hand already): a
     win if it reaches the bar, else a P胡 (``out.false_win``); either ends the hand."""
@@ -1245,7 +1277,7 @@ def _own_kong(p, t, par, tabs, dirs, hooks, fast, wk):
 
 
 @njit(cache=True, inline="always")
-def _win_on(cur, k, flags, t, par, rules, tabs, wk, out, out_fans):
+def _win_on(cur, k, flags, t, par, rules, tabs, outside, wk, out, out_fans):
     """A win on ``cur``'s tile ``k`` by the first other player in turn order who can
     declare one: a discard, or with ``F_KONG`` the tile added to a pung (抢杠和)."""
     wild = t.hand[0].wild
@@ -1253,7 +1285,7 @@ def _win_on(cur, k, flags, t, par, rules, tabs, wk, out, out_fans):
         q = (cur + step) % 4
         if par.solitaire and q != 0:
             continue
-        if t.seats[q].policy == POLICY_OUTSIDE:
+        if _outside(q, t, outside):
             if t.act[q, 0] == A_WIN:                # its answer, given before (_gather)
                 if flags & F_KONG:
                     out.robbed = 1
@@ -1284,6 +1316,7 @@ def _record(out, out_fans, t, p, flags, counted, total, fan, tile, frm, false_wi
     t.hand[0].phase = PH_END
     _emit(t, EV_FALSE_WIN if false_win else EV_WIN, p, tile, frm)
     out.false_win = 1 if false_win else 0
+    out.flags = flags
     out.from_seat = frm
     out.win_tile = tile
     out.winner = p
@@ -1356,3 +1389,83 @@ def play_hands(seed, first, par, tabs, rules, dirs, hooks, fast, out, out_fans):
     for i in range(n):
         play_hand(seed, first + i, par, tabs, rules, dirs, hooks, fast, t, wk, out[i],
                   out_fans[i])
+
+
+@njit(cache=True)
+def decide(p, ask, tile, frm, flags, par, tabs, rules, dirs, fast, t, wk, answer):
+    """What the built-in player at seat ``p`` (its policy in ``t.seats[p]``) decides when
+    asked ``ask`` (``Q_*``), the decision :func:`advance` has it make at the same point:
+    written into ``answer`` (``[A_*, a, b, c]``).
+
+    ``t`` holds what the player knows (its own tiles, melds, flowers and memory, the tiles
+    seen, the wall's count and the wild kind; other seats' tiles are not read).  ``tile``:
+    the drawn tile (``Q_TURN``), the discard (``Q_CLAIM``) or the tile added to a pung
+    (``Q_ROB``); ``frm``: who discarded it; ``flags``: a self-drawn win's situation.
+    """
+    h = t.hand[0]
+    c = t.conc[p]
+    s = t.seats[p]
+    wild = h.wild
+    for i in range(4):
+        answer[i] = -1
+    if ask == Q_EXCHANGE:
+        n = _exchange_picks(p, t, par, fast, None, wk)
+        answer[0] = A_EXCHANGE
+        for i in range(n):
+            answer[1 + i] = wk.swap[i]
+        return
+    if ask == Q_TURN:
+        if _complete(p, t, tabs, wk):
+            counted, total = _win_value(p, tile, flags, t, par, rules, wk.score)
+            if counted >= par.minimum:
+                answer[0] = A_WIN
+                return
+        if not par.deal_only:
+            k, i = _own_kong(p, t, par, tabs, dirs, None, fast, wk)
+            if k >= 0:
+                answer[0] = A_KONG
+                answer[1] = k
+                return
+    if ask == Q_TURN or ask == Q_DISCARD:
+        answer[0] = A_DISCARD
+        answer[1] = _discard(p, t, par, tabs, dirs, None, fast, wk)
+        return
+    answer[0] = A_PASS
+    if par.discard_wins:
+        c[tile] += 1
+        win = False
+        if _complete(p, t, tabs, wk):
+            counted, total = _win_value(p, tile, np.int64(F_KONG) if ask == Q_ROB else
+                                        np.int64(0), t, par, rules, wk.score)
+            win = counted >= par.minimum
+        c[tile] -= 1
+        if win:
+            answer[0] = A_WIN
+            return
+    if ask == Q_ROB or tile == wild or not par.claims or s.n_melds >= 4:
+        return
+    if c[tile] >= 2:
+        if c[tile] == 3 and h.taken < h.limit and _accept(
+                p, np.int64(M_KONG), tile, tile, frm, t, par, tabs, dirs, None, fast, wk):
+            answer[0] = A_KONG
+            answer[1] = tile
+            return
+        if _accept(p, np.int64(M_PUNG), tile, tile, frm, t, par, tabs, dirs, None, fast, wk):
+            answer[0] = A_PUNG
+            answer[1] = tile
+            return
+    if p == (frm + 1) % 4 and tile < 27:
+        r = tile % 9
+        for first in range(tile - 2, tile + 1):
+            if first < tile - r or first + 2 > tile - r + 8:
+                continue
+            ok = True
+            for i in range(3):
+                x = first + i
+                if x != tile and (c[x] == 0 or x == wild):
+                    ok = False
+            if ok and _accept(p, np.int64(M_CHOW), tile, first, frm, t, par, tabs, dirs,
+                              None, fast, wk):
+                answer[0] = A_CHOW
+                answer[1] = first
+                return

@@ -370,6 +370,7 @@ OUTCOME_DTYPE = np.dtype([(name, np.int32) for name in (
     "false_win",     # 1: the winner declared a hand below the bar (P胡; outside seats only)
     "from_seat",     # the seat that discarded the winning tile or whose kong was robbed, -1
     "win_tile",      # the winning tile's kind, -1 none
+    "flags",         # the win's situation (layout.F_*: self-drawn, kong, last tile ...)
 )])
 
 # An outside seat's answer (``Table.act``, ``Table.legal`` rows ``[code, a, b, c]``);

@@ -317,7 +317,7 @@ def _builtin():
             "大众32番连拉 (seed 000, then 001, then 国标): 32-fan minimum, self-draw "
             "only, 连N拉N worth 4N toward the bar; its table plays with a turned wild "
             "tile (财神).", self_drawn_only=True, table_wild="turned",
-            table_exchange=True))
+            table_exchange=True, table_wait_rule="leftmost"))
 
 
 def threshold(rules="dazhong32", lianla=0):
