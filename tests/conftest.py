@@ -28,13 +28,17 @@ LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_solo.py",
         "test_advise.py", "test_fast_mode.py", "test_cache_integrity.py",
         "test_cli.py", "test_readme.py", "test_widgets.py", "test_notebooks.py", "test_app_server.py",
         "test_browser.py", "test_classroom.py", "test_class_guard.py", "test_kernel_guard.py",
-        "test_widgets_served.py", "test_slow_inputs.py", "test_visible_arg.py")
+        "test_widgets_served.py", "test_slow_inputs.py", "test_visible_arg.py",
+        "test_table_engine.py", "test_table_session.py", "test_table_record.py",
+        "test_table_view.py")
 
 #: What the helper runs: the game kernel, without and with the value-aware
 #: directions (each is its own compilation; dazhong32 and gb tables have the same
 #: types, so one compilation serves both), the value index of dazhong32 and the
 #: distance, targets, win-probability and advice kernels that read it, the fast mode's
-#: rating kernel, and the one-player games' policy kernel.
+#: rating kernel, the one-player games' policy kernel, and the table's game kernel and the
+#: bots' decision kernel for the three sets of players the table tests seat (plain,
+#: value-aware, strong).
 WARM_UP = """
 from mjkit.sim import play_hands
 play_hands(2, "dazhong32", seed=0)
@@ -50,6 +54,12 @@ from mjkit.sim.solo import solo_games
 solo_games("value", 2, bar=8, draws=2)
 win_chances("123m234m345m67m99sE", 5, "dazhong32", mode="fast", wild="P")
 solo_games("fast", 2, bar=8, draws=2)
+from mjkit.table import Table
+from mjkit.bot import Bot
+for seats in (("you", "efficiency", "efficiency", "efficiency"), ("you", "value", "break", "break"),
+              ("you", "strong", "strong_break", "strong_break")):
+    t = Table("dazhong32", seed=0, seats=seats)
+    Bot(seats[1]).decide(t.observe(0))
 """
 
 _helper = {}

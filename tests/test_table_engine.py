@@ -54,7 +54,8 @@ def test_simulated_hands_are_the_stored_sample(part):
 
 @pytest.mark.parametrize("rules,level,players", [
     ("dazhong32", 0, ("efficiency",) * 4),
-    ("dazhong32", 3, ("strong", "value", "value", "value")),
+    ("dazhong32", 3, ("value", "break", "break", "break")),
+    ("dazhong32", 2, ("strong", "strong_break", "strong_break", "strong_break")),
     ("gb", 0, ("efficiency",) * 4),
 ])
 def test_a_table_of_built_in_players_plays_the_simulators_hand(rules, level, players):
@@ -72,6 +73,25 @@ def test_a_table_of_built_in_players_plays_the_simulators_hand(rules, level, pla
         assert o.counted == (row.counted if row.winner >= 0 else 0)
         assert o.wall_left == 120 - row.taken
         assert sum(o.payments) == 0
+
+
+def test_the_simulator_gives_a_hands_record_on_request():
+    r = play_hands(4, "dazhong32", level=2, seed=8, dealer_policy="efficiency",
+                   others_policy="efficiency", wild="turned", exchange=True)
+    df = r.to_frame()
+    for i in range(4):
+        ev = r.hand_record(i)
+        end = [e for e in ev if e["e"] in ("win", "false_win", "drawn_out")][-1]
+        assert (end.get("seat", -1)) == df.loc[i].winner
+        assert Table.replay(ev).events == ev
+    with pytest.raises(HandError, match="0..3"):
+        r.hand_record(4)
+    from mjkit.sim import user_policy
+    sys.path.insert(0, str(HERE))
+    from user_policies import highest
+    u = play_hands(1, "gb", seed=1, dealer_policy=user_policy(highest))
+    with pytest.raises(HandError, match="user policy"):
+        u.hand_record(0)
 
 
 @pytest.mark.parametrize("policy,rules,level", [

@@ -63,6 +63,11 @@ class HandRecords:
         (wide enough for the 连拉 line's count, the level, up to
         :data:`mjkit.validate.MAX_LEVEL`).
     fan_keys : list of str
+    table : dict or None
+        How a :class:`mjkit.table.Table` sets up these hands (rule set, players, options):
+        :meth:`hand_record` plays hand ``i`` there again (None: a user policy played, or
+        a study setting a table does not have: solitaire, deal_only, dealer_draws,
+        minimum).
     """
 
     rules: str
@@ -72,6 +77,31 @@ class HandRecords:
     outcomes: np.ndarray
     fan_counts: np.ndarray
     fan_keys: list
+    table: dict | None = None
+
+    def hand_record(self, i):
+        """The record of hand ``first + i`` (its events, ``docs/records.md``): the same
+        kernel plays the same hand again at a :class:`mjkit.table.Table`, with every event
+        kept, so runs that do not ask for records are not slowed down.
+
+        Raises
+        ------
+        HandError
+            For a hand outside the run, or a run a table cannot play again (a user policy:
+            give the table the Python function itself; solitaire, deal_only,
+            dealer_draws, minimum).
+        """
+        n = len(self.outcomes)
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
+            raise HandError(f"hand_record(i): i must be 0..{n - 1} (hand first + i), got "
+                            f"{short_repr(i)}")
+        if self.table is None:
+            raise HandError("records are made at a mjkit.table.Table, which does not play "
+                            "these hands: a user policy (give the table the Python function "
+                            "itself) or solitaire / deal_only / dealer_draws / minimum")
+        from ..table import Table
+        t = Table(seed=self.seed, hand=self.first + int(i), level=self.level, **self.table)
+        return t.events
 
     def __len__(self):
         return len(self.outcomes)
@@ -285,6 +315,13 @@ def play_hands(n, rules="dazhong32", *, level=0, seed=0, first=0, solitaire=Fals
 
     # the records read as int32 columns (the same memory, in _COLUMNS order)
     outcomes = records.view(np.int32).reshape(n, len(_COLUMNS))
+    table = None
+    if policies[0][0] != POLICY_USER and policies[1][0] != POLICY_USER and not (
+            solitaire or deal_only or dealer_draws or minimum is not None):
+        table = dict(rules=rules, seats=(dealer_policy,) + (others_policy,) * 3,
+                     round_wind=round_wind, wild=wild, exchange=exchange, exhaust=exhaust,
+                     discard_wins=discard_wins, claims=claims, slack=slack, commit=commit,
+                     break_from=break_from, wait_rule="unique")
     return HandRecords(rules=rs.name, level=par.level, seed=seed,
                        first=int(first), outcomes=outcomes, fan_counts=fans,
-                       fan_keys=list(catalogue_lists().key[:rs.n_fans]))
+                       fan_keys=list(catalogue_lists().key[:rs.n_fans]), table=table)
