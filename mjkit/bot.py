@@ -50,9 +50,9 @@ class _Kit:
     """A rule set's and a level's kernel bundles and a bot's scratch (one per Bot)."""
 
     def __init__(self, rs, par, code):
-        from .table.engine import _bundles, _work
-        self.tabs, self.rules, self.dirs, self.fast = _bundles(rs, par, [code])
-        self.wk = _work(rs.n_fans)
+        from .table.engine import kernel_bundles, work_scratch
+        self.tabs, self.rules, self.dirs, self.fast = kernel_bundles(rs, par, [code])
+        self.wk = work_scratch(rs.n_fans)
         self.t = G.new_table(0)
         self.answer = np.zeros(4, np.int64)
 
@@ -95,7 +95,9 @@ class Bot:
             raise HandError(f"policy must be one of {', '.join(codes)}, got "
                             f"{short_repr(policy)}")
         self.policy = policy
-        self._settings = (slack, commit, break_from)
+        from .validate import MAX_LEVEL, whole
+        self._settings = (whole("slack", slack, -200, 200), whole("commit", commit, 0, 14),
+                          whole("break_from", break_from, 0, MAX_LEVEL))
         self._code = codes[policy]
         self._kits = {}
         self.reset()

@@ -78,7 +78,8 @@ def _wild_kinds(wild, n):
     return np.full(n, V.wild_kind(wild), np.int32)
 
 
-def _wait_flag(wait_rule):
+def wait_flag(wait_rule):
+    """The situation flag of ``wait_rule`` (``"leftmost"``: ``F_LEFTMOST``, else 0), checked."""
     if wait_rule not in WAIT_RULES:
         raise HandError(f"wait_rule must be one of {WAIT_RULES}, got {wait_rule!r}",
                         code="unknown_name")
@@ -457,7 +458,7 @@ def _game_options(hand, rs, wild, lianla, wait_rule):
     if rs.self_drawn_only and not hand.self_drawn:
         raise HandError(f"rule set {rs.name!r} wins by self-draw only (自摸): "
                         "pass self_drawn=True", code="bad_flag")
-    return w, n, _wait_flag(wait_rule)
+    return w, n, wait_flag(wait_rule)
 
 
 def score(hand_or_text, rules="gb", *, wild=None, lianla=0, wait_rule="unique", **situation):
@@ -594,7 +595,7 @@ class HandBatch:
         """
         items = _hand_sequence(hands)
         kinds = _wild_kinds(wild, len(items)).tolist()
-        flags = _wait_flag(wait_rule)
+        flags = wait_flag(wait_rule)
         levels = _levels(lianla, len(items)).tolist()
         rows = np.zeros((len(items), L.ROW_LEN), np.int32)
         parsed = [] if keep_hands else None
@@ -890,7 +891,7 @@ def _override(rows, wild, lianla, wait_rule):
                             f"{'ESWN'[int(rows[i, L.SEAT])]}: {DEALER_ONLY}", code="bad_flag")
         rows[:, L.LIANLA] = levels      # 0..MAX_LEVEL: fits the int32 field
     if wait_rule is not None:
-        rows[:, L.FLAGS] = (rows[:, L.FLAGS] & ~L.F_LEFTMOST) | _wait_flag(wait_rule)
+        rows[:, L.FLAGS] = (rows[:, L.FLAGS] & ~L.F_LEFTMOST) | wait_flag(wait_rule)
     return rows
 
 

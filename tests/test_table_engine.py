@@ -246,6 +246,17 @@ def test_a_record_replays_to_identical_states():
     json.loads(json.dumps(t.events))
 
 
+def test_a_table_saves_its_record_and_it_reads_back_and_replays(tmp_path):
+    from mjkit.table.record import read_record
+    t = Table("gb", seed=11, seats=(_declarer, "efficiency", "efficiency", "efficiency"))
+    path = t.save(tmp_path / "hand.jsonl")
+    rec = read_record(path)
+    assert len(rec.hands) == 1 and rec.hands[0].events == t.events
+    assert Table.replay(rec.hands[0]).outcome == t.outcome
+    with pytest.raises(HandError):
+        t.save(path)                       # never over an existing record
+
+
 def test_a_damaged_record_is_refused_naming_the_event():
     t = Table("gb", seed=9, seats=("efficiency",) * 4)
     ev = [dict(e) for e in t.events]

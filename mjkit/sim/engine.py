@@ -23,7 +23,7 @@ from .._kernels.policy import (
 )
 from ..errors import HandError, short_repr
 from ..rules import get_rules
-from ..score import _wait_flag
+from ..score import wait_flag
 from ..shanten import shanten_tables
 from ..validate import INT32_MAX, MAX_LEVEL, boolean, whole, wild_kind
 from ..validate import level as _level
@@ -208,7 +208,7 @@ def params(rules, level=0, *, solitaire=False, exhaust=120, round_wind="E",
         dealer_bonus=int(rs.points_list[F.LIANLA] * level), slack=int(slack),
         commit=int(commit), break_from=int(break_from), wild_mode=int(wild_mode),
         wild_kind=int(wild_kind), claims=bool(claims), exchange=bool(exchange),
-        dealer_draws=int(dealer_draws), wait_flags=int(_wait_flag(wait_rule)))
+        dealer_draws=int(dealer_draws), wait_flags=int(wait_flag(wait_rule)))
     return rs, par
 
 

@@ -103,7 +103,7 @@ class Outcome:
 
 # ---------------------------------------------------------------- kernels (Python's side)
 
-def _bundles(rs, par, codes):
+def kernel_bundles(rs, par, codes):
     """The kernel's bundles for a table of rule set ``rs`` whose built-in players play the
     policies ``codes``: the value-aware directions only when one plays ``value`` or
     ``break``, the strong players' tables only when one plays ``strong`` or
@@ -122,7 +122,7 @@ def _bundles(rs, par, codes):
     return tabs, rules, dirs, fast
 
 
-def _work(n_fans):
+def work_scratch(n_fans):
     from .._kernels.policy import policy_scratch
     return S.Work(policy_scratch(), G.score_scratch(n_fans), np.zeros(V_LEN, np.int64),
                   np.zeros(3, np.int64))
@@ -130,7 +130,7 @@ def _work(n_fans):
 
 # ---------------------------------------------------------------- seats
 
-def _seat(x, i):
+def seat_player(x, i):
     """(kernel policy code, name, callable or None) of ``seats[i]``."""
     from ..sim.policy import POLICIES
     if x is None or (isinstance(x, str) and x.strip().lower() == OUTSIDE):
@@ -250,7 +250,7 @@ class Table:
         if isinstance(seats, (str, bytes)) or not hasattr(seats, "__len__") or len(seats) != 4:
             raise HandError(f"seats must be four players (positions 0..3, 0 the dealer), "
                             f"got {short_repr(seats)}")
-        parts = [_seat(x, i) for i, x in enumerate(seats)]
+        parts = [seat_player(x, i) for i, x in enumerate(seats)]
         wild = rs.table_wild if wild is ... else wild
         exchange = rs.table_exchange if exchange is None else exchange
         wait_rule = rs.table_wait_rule if wait_rule is None else wait_rule
@@ -274,11 +274,11 @@ class Table:
         self._par = par
         from ..rules.catalogue import catalogue_lists
         self._fan_keys = list(catalogue_lists().key[:rs.n_fans])
-        self._tabs, self._rules, self._dirs, self._fast = _bundles(
+        self._tabs, self._rules, self._dirs, self._fast = kernel_bundles(
             rs, par, [code for code, _, _ in parts])
         self._t = G.new_table(S.EV_MAX)
         self._t.seat_policy[:] = [code for code, _, _ in parts]
-        self._wk = _work(rs.n_fans)
+        self._wk = work_scratch(rs.n_fans)
         self._out = np.zeros(1, S.OUTCOME_DTYPE)
         self._fans = np.zeros((1, rs.n_fans), np.int16)   # as play_hands: one kernel
         self.events = [self._header()]
@@ -502,10 +502,15 @@ class Table:
 
     # ------------------------------------------------------------ records
 
-    def record_lines(self):
-        """The hand's events as JSON lines (see ``docs/records.md``)."""
-        import json
-        return [json.dumps(e, ensure_ascii=False) for e in self.events]
+    def record(self):
+        """The hand's record (a checked :class:`mjkit.table.record.Record` of one hand;
+        ``.save(path)`` writes it as JSON lines, ``docs/records.md``)."""
+        from .record import make_record
+        return make_record([self.events])
+
+    def save(self, path):
+        """Write the hand's record to a new file ``path`` (never over an existing one)."""
+        return self.record().save(path)
 
     def snapshot(self):
         """The public state of the hand now (:class:`mjkit.table.state.Snapshot`)."""

@@ -149,13 +149,13 @@ def observation(table, seat):
     bars = tuple(max(par.minimum - (par.dealer_bonus if p == 0 else 0), 0) for p in range(4))
     hand = tuple(int(k) for k in np.repeat(np.arange(N_KINDS), t.conc[seat]))
     last = None
-    for ev in reversed(table.events):
-        if ev["e"] not in ("draw", "flower", "exchange") or ev.get("seat") == seat:
+    if table.events:
+        ev = table.events[-1]
+        if ev["e"] in ("draw", "exchange") and ev.get("seat") != seat:
+            # another seat's draw or exchange: its tiles are hidden (flowers are shown)
+            last = {k: v for k, v in ev.items() if k not in ("tile", "gave", "got")}
+        else:
             last = dict(ev)
-            break
-        # another seat's draw: its tile is hidden
-        last = {k: v for k, v in ev.items() if k not in ("tile", "gave", "got")}
-        break
     return Observation(
         seat=seat, rules=table.rules.name, hand=hand, drawn=drawn,
         melds=tuple(tuple(ms) for ms in snap.melds),

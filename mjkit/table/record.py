@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import HandError
-from .state import EVENTS, MAX_NAME, Fold, Snapshot, _Bad, _int, _players, _show, fold
+from .state import EVENTS, MAX_NAME, Fold, Snapshot, BadEvent, check_int, check_players, show_value, fold
 
 __all__ = ["FORMAT", "VERSION", "MAX_FILE", "MAX_LINE", "MAX_EVENTS", "HandLog", "Record",
            "RecordWriter", "read_record", "make_record", "dumps_line"]
@@ -154,86 +154,86 @@ class Record:
 
 
 def _check_header(obj: Any) -> dict:
-    """The header line, checked (raises _Bad)."""
+    """The header line, checked (raises BadEvent)."""
     if type(obj) is not dict:
-        raise _Bad(f"the first line is the record's header, an object, got {_show(obj)}")
+        raise BadEvent(f"the first line is the record's header, an object, got {show_value(obj)}")
     if obj.get("e") != "record" or obj.get("format") != FORMAT:
-        raise _Bad(f"not an mjkit record: the first line must be the header "
+        raise BadEvent(f"not an mjkit record: the first line must be the header "
                    f"{{\"e\": \"record\", \"format\": \"{FORMAT}\", ...}}")
     version = obj.get("version")
     if type(version) is not int:
-        raise _Bad(f"the header's 'version' must be a whole number, got {_show(version)}")
+        raise BadEvent(f"the header's 'version' must be a whole number, got {show_value(version)}")
     if version != VERSION:
-        raise _Bad(f"record version {_show(version)} is not known to this mjkit (it "
+        raise BadEvent(f"record version {show_value(version)} is not known to this mjkit (it "
                    f"reads version {VERSION})")
     keys = set(obj)
     missing = [k for k in _HEADER_KEYS if k not in keys]
     if missing:
-        raise _Bad(f"the header lacks {', '.join(repr(k) for k in missing)}")
+        raise BadEvent(f"the header lacks {', '.join(repr(k) for k in missing)}")
     extra = sorted(keys - set(_HEADER_KEYS) - set(_HEADER_OPTIONAL))
     if extra:
-        raise _Bad(f"the header has unknown keys {', '.join(_show(k) for k in extra)}")
-    _players(obj["players"])
+        raise BadEvent(f"the header has unknown keys {', '.join(show_value(k) for k in extra)}")
+    check_players(obj["players"])
     rules = obj["rules"]
     if type(rules) is not str or len(rules) > 64:
-        raise _Bad(f"the header's 'rules' must be a rule set's name, got {_show(rules)}")
+        raise BadEvent(f"the header's 'rules' must be a rule set's name, got {show_value(rules)}")
     from ..rules import get_rules
 
     try:
         get_rules(rules)
     except HandError as exc:
-        raise _Bad(f"the header's 'rules': {exc}") from None
-    _int(obj["seed"], "seed", 0, _MAX_SEED)
+        raise BadEvent(f"the header's 'rules': {exc}") from None
+    check_int(obj["seed"], "seed", 0, _MAX_SEED)
     created = obj["created"]
     try:
         if type(created) is not str or len(created) > 40:
             raise ValueError
         _dt.datetime.fromisoformat(created)
     except ValueError:
-        raise _Bad(f"the header's 'created' must be an ISO date and time, got "
-                   f"{_show(created)}") from None
+        raise BadEvent(f"the header's 'created' must be an ISO date and time, got "
+                   f"{show_value(created)}") from None
     version_text = obj["mjkit"]
     if type(version_text) is not str or not 1 <= len(version_text) <= MAX_NAME \
             or not version_text.isprintable():
-        raise _Bad(f"the header's 'mjkit' must be a version, got {_show(version_text)}")
+        raise BadEvent(f"the header's 'mjkit' must be a version, got {show_value(version_text)}")
     if "session" in obj and type(obj["session"]) is not dict:
-        raise _Bad(f"the header's 'session' must be an object of the session's options, got "
-                   f"{_show(obj['session'])}")
+        raise BadEvent(f"the header's 'session' must be an object of the session's options, got "
+                   f"{show_value(obj['session'])}")
     return obj
 
 
 def _check_hand_start(ev: dict, header: dict) -> None:
-    """A hand's ``"hand"`` event against the record's header (raises _Bad)."""
+    """A hand's ``"hand"`` event against the record's header (raises BadEvent)."""
     for key in ("rules", "seed"):
         if ev.get(key) != header[key] or type(ev.get(key)) is not type(header[key]):
-            raise _Bad(f"the hand's {key} {_show(ev.get(key))} is not the record's "
-                       f"({_show(header[key])})")
+            raise BadEvent(f"the hand's {key} {show_value(ev.get(key))} is not the record's "
+                       f"({show_value(header[key])})")
 
 
 def _check_scores(obj: dict, header: dict, last: HandLog | None) -> tuple:
-    """A ``"scores"`` line after the hand ``last`` (raises _Bad)."""
+    """A ``"scores"`` line after the hand ``last`` (raises BadEvent)."""
     if "session" not in header:
-        raise _Bad("a 'scores' line in a record that is not a session's (its header has no "
+        raise BadEvent("a 'scores' line in a record that is not a session's (its header has no "
                    "'session')")
     if last is None or last.scores is not None:
-        raise _Bad("a 'scores' line comes once, right after a hand's 'end'")
+        raise BadEvent("a 'scores' line comes once, right after a hand's 'end'")
     keys = set(obj)
     if keys != set(_SCORES_KEYS):
         extra = sorted(keys - set(_SCORES_KEYS))
         missing = [k for k in _SCORES_KEYS if k not in keys]
-        raise _Bad("a 'scores' line has the keys e, after_hand, scores"
-                   + (f"; unknown: {', '.join(_show(k) for k in extra)}" if extra else "")
+        raise BadEvent("a 'scores' line has the keys e, after_hand, scores"
+                   + (f"; unknown: {', '.join(show_value(k) for k in extra)}" if extra else "")
                    + (f"; missing: {', '.join(missing)}" if missing else ""))
     hand_no = last.events[0]["hand"]
     if type(obj["after_hand"]) is not int or obj["after_hand"] != hand_no:
-        raise _Bad(f"'after_hand' {_show(obj['after_hand'])} is not the hand just "
+        raise BadEvent(f"'after_hand' {show_value(obj['after_hand'])} is not the hand just "
                    f"ended ({hand_no})")
     scores = obj["scores"]
     if type(scores) is not list or len(scores) != 4:
-        raise _Bad(f"'scores' must be a list of 4 whole numbers, got {_show(scores)}")
-    out = tuple(_int(s, "scores", -_MAX_SCORE, _MAX_SCORE) for s in scores)
+        raise BadEvent(f"'scores' must be a list of 4 whole numbers, got {show_value(scores)}")
+    out = tuple(check_int(s, "scores", -_MAX_SCORE, _MAX_SCORE) for s in scores)
     if sum(out):
-        raise _Bad(f"'scores' {list(out)} do not sum to 0 (payments always do)")
+        raise BadEvent(f"'scores' {list(out)} do not sum to 0 (payments always do)")
     return out
 
 
@@ -251,20 +251,20 @@ def _refuse_constant(name):
 
 
 def _loads(raw: bytes) -> Any:
-    """One line's JSON (raises _Bad)."""
+    """One line's JSON (raises BadEvent)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise _Bad("not UTF-8 text") from None
+        raise BadEvent("not UTF-8 text") from None
     if not text.strip():
-        raise _Bad("an empty line (each line is one JSON object)")
+        raise BadEvent("an empty line (each line is one JSON object)")
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates,
                           parse_constant=_refuse_constant)
     except RecursionError:
-        raise _Bad("JSON nested too deep") from None
+        raise BadEvent("JSON nested too deep") from None
     except ValueError as exc:
-        raise _Bad(f"not a JSON object: {exc}") from None
+        raise BadEvent(f"not a JSON object: {exc}") from None
 
 
 # ---------------------------------------------------------------- reading
@@ -288,10 +288,10 @@ class _Reader:
                 return
             if self.fold is not None:
                 if len(self.events) >= MAX_EVENTS:
-                    raise _Bad(f"the hand from line {self.lines[0]} has more than "
+                    raise BadEvent(f"the hand from line {self.lines[0]} has more than "
                                f"{MAX_EVENTS} events")
                 if isinstance(obj, dict) and obj.get("e") in ("record", "scores"):
-                    raise _Bad(f"a {obj['e']!r} line inside the hand from line "
+                    raise BadEvent(f"a {obj['e']!r} line inside the hand from line "
                                f"{self.lines[0]} (which has no 'end')")
                 self._event(n, obj, where)
                 return
@@ -305,13 +305,13 @@ class _Reader:
                 self._event(n, obj, where)
                 _check_hand_start(obj, self.header)
             elif kind == "record":
-                raise _Bad("a second header: one record per file")
+                raise BadEvent("a second header: one record per file")
             elif kind in EVENTS:
-                raise _Bad(f"a {kind!r} event outside a hand (a hand begins with 'hand')")
+                raise BadEvent(f"a {kind!r} event outside a hand (a hand begins with 'hand')")
             else:
-                raise _Bad(f"unknown line {_show(kind if kind else obj)}; after the header "
+                raise BadEvent(f"unknown line {show_value(kind if kind else obj)}; after the header "
                            "come hands ('hand' ... 'end') and a session's 'scores'")
-        except _Bad as exc:
+        except BadEvent as exc:
             raise HandError(f"{where}: {exc}", code="damaged") from None
 
     def _event(self, n: int, obj: Any, where: str) -> None:
@@ -354,7 +354,7 @@ def _read_bytes(source: Any) -> tuple[bytes, str]:
         name = f"record {str(path)!r}"
     else:
         raise HandError(f"read_record takes a path, the record's text or bytes, got "
-                        f"{type(source).__name__} {_show(source)}")
+                        f"{type(source).__name__} {show_value(source)}")
     if len(data) > MAX_FILE:
         raise HandError(f"{name} is over {MAX_FILE} bytes (64 MB), the most a record holds",
                         code="damaged")
@@ -400,7 +400,7 @@ def _read(source: Any, partial: Any) -> tuple[Record, int]:
     """:func:`read_record`, and the length in bytes of the record's complete part (its
     header and complete hands, what a writer may continue after)."""
     if partial is not True and partial is not False:
-        raise HandError(f"partial must be True or False, got {_show(partial)}")
+        raise HandError(f"partial must be True or False, got {show_value(partial)}")
     data, name = _read_bytes(source)
     parts = data.split(b"\n")
     tail = parts.pop()                  # b"" when the text ends with a newline
@@ -413,7 +413,7 @@ def _read(source: Any, partial: Any) -> tuple[Record, int]:
                             "(64 KiB)", code="damaged")
         try:
             obj = _loads(raw)
-        except _Bad as exc:
+        except BadEvent as exc:
             raise HandError(f"record line {n}: {exc}", code="damaged") from None
         reader.feed(n, obj)
         if reader.fold is None:
@@ -454,7 +454,7 @@ def _block(header: dict, events: Any, scores: Any,
         if i == 0:
             try:
                 _check_hand_start(ev, header)
-            except _Bad as exc:
+            except BadEvent as exc:
                 raise HandError(f"event 0: {exc}", code="damaged") from None
     if not f.done:
         raise HandError(f"the hand's last event is {events[-1]['e']!r}: a hand is written "
@@ -463,11 +463,11 @@ def _block(header: dict, events: Any, scores: Any,
     log = HandLog(events, list(range(first_line, first_line + len(events))))
     if scores is not None:
         if isinstance(scores, (str, bytes)) or not hasattr(scores, "__iter__"):
-            raise HandError(f"scores must be 4 whole numbers, got {_show(scores)}")
+            raise HandError(f"scores must be 4 whole numbers, got {show_value(scores)}")
         obj = {"e": "scores", "after_hand": events[0]["hand"], "scores": list(scores)[:5]}
         try:
             log.scores = _check_scores(obj, header, log)
-        except _Bad as exc:
+        except BadEvent as exc:
             raise HandError(f"scores: {exc}") from None
         log.scores_line = first_line + len(events)
         lines.append(dumps_line(obj))
@@ -505,7 +505,7 @@ class RecordWriter:
 
     def __init__(self, path: str | os.PathLike, *, append: bool = False):
         if append is not True and append is not False:
-            raise HandError(f"append must be True or False, got {_show(append)}")
+            raise HandError(f"append must be True or False, got {show_value(append)}")
         self.path = Path(path)
         self.header: dict | None = None
         self.hands: list[HandLog] = []
@@ -605,7 +605,7 @@ class RecordWriter:
         if self.header is not None:
             raise HandError(f"the record {str(self.path)!r} has its header already")
         if isinstance(players, (str, bytes)) or not hasattr(players, "__iter__"):
-            raise HandError(f"players must be 4 names, got {_show(players)}")
+            raise HandError(f"players must be 4 names, got {show_value(players)}")
         header = {"e": "record", "format": FORMAT, "version": VERSION,
                   "players": list(players)[:5], "rules": rules, "seed": seed,
                   "created": created or _dt.datetime.now(_dt.timezone.utc)
@@ -621,7 +621,7 @@ class RecordWriter:
         try:
             _check_header(header)
             line = dumps_line(header)
-        except _Bad as exc:
+        except BadEvent as exc:
             raise HandError(f"record header: {exc}") from None
         except (TypeError, ValueError) as exc:
             raise HandError(f"record header: not JSON: {exc}") from None
@@ -710,7 +710,7 @@ def make_record(hands: Iterable[Iterable[dict]], *, players: Iterable[str] | Non
     from .. import __version__
 
     if isinstance(hands, (str, bytes, dict)) or not hasattr(hands, "__iter__"):
-        raise HandError(f"hands must be a list of hands' events, got {_show(hands)}")
+        raise HandError(f"hands must be a list of hands' events, got {show_value(hands)}")
     hands = list(hands)
     first = hands[0][0] if hands and hands[0] and isinstance(hands[0][0], dict) else {}
     header = {"e": "record", "format": FORMAT, "version": VERSION,
@@ -723,7 +723,7 @@ def make_record(hands: Iterable[Iterable[dict]], *, players: Iterable[str] | Non
         header["session"] = session
     try:
         _check_header(header)
-    except _Bad as exc:
+    except BadEvent as exc:
         raise HandError(f"record header: {exc}") from None
     scores = [None] * len(hands) if scores is None else list(scores)
     if len(scores) != len(hands):

@@ -247,10 +247,10 @@ class HandSummary:
 
 def _player(spec, i):
     """``(spec, name)`` of ``players[i]``, checked as the table checks a seat."""
-    from .engine import _seat
+    from .engine import seat_player
 
     try:
-        _, name, _ = _seat(spec, i)
+        _, name, _ = seat_player(spec, i)
     except HandError as exc:
         raise HandError(str(exc).replace(f"seats[{i}]", f"players[{i}]", 1),
                         code=exc.code) from None
@@ -595,12 +595,12 @@ class Session:
         self._sync()
         return self.table.outcome if self._closed else None
 
-    def play(self, until=None):
+    def play(self, until=None, *, progress=None):
         """Play hands to the end of the session (or until ``until`` hands are finished).
 
         Every seat that must decide has to be a built-in player or a function: an
         outside seat (``"you"``) asked to act stops play with a HandError (drive it with
-        :meth:`step`).
+        :meth:`step`).  A progress bar counts the hands (``progress=False``: none).
 
         Returns
         -------
@@ -610,12 +610,17 @@ class Session:
         if until is not None:
             until = V.whole("until", until, 0)
         before = len(self.hands)
-        while not self.done and (until is None or len(self._hands) < until):
-            if not self.table.done:
-                raise HandError(self._waiting(f"hand {self._state.hand} waits for a player "
-                                              "outside the table") + "; drive it with "
-                                "Session.step")
-            self.next_hand()
+        from tqdm.auto import tqdm
+        total = until if until is not None else self.hands_limit   # None: rounds decide
+        with tqdm(total=total, initial=before, unit="hand", desc="session",
+                  disable=progress is False, leave=False) as bar:
+            while not self.done and (until is None or len(self._hands) < until):
+                if not self.table.done:
+                    raise HandError(self._waiting(f"hand {self._state.hand} waits for a "
+                                                  "player outside the table") +
+                                    "; drive it with Session.step")
+                self.next_hand()
+                bar.update(len(self._hands) - bar.n)
         return self._hands[before:]
 
     def _waiting(self, what):

@@ -185,11 +185,11 @@ class Snapshot:
 # ---------------------------------------------------------------- reading one event
 
 
-class _Bad(Exception):
+class BadEvent(Exception):
     """A problem with an event, before the ``where`` of the message is known."""
 
 
-def _show(v: Any, limit: int = 40) -> str:
+def show_value(v: Any, limit: int = 40) -> str:
     """A value as JSON writes it (``true``, ``null``, ``"5m"``), cut to ``limit`` characters."""
     try:
         text = json.dumps(v, ensure_ascii=False)
@@ -200,79 +200,79 @@ def _show(v: Any, limit: int = 40) -> str:
 
 def _seat(v: Any, key: str) -> int:
     if type(v) is not int or not 0 <= v <= 3:
-        raise _Bad(f"{key!r} must be a seat 0..3, got {_show(v)}")
+        raise BadEvent(f"{key!r} must be a seat 0..3, got {show_value(v)}")
     return v
 
 
 def _tile(v: Any, key: str, lo: int = 0, hi: int = N_KINDS, what: str = "a tile kind") -> int:
     if not isinstance(v, str):
-        raise _Bad(f"{key!r} must be {what} written as text (such as \"5m\"), got "
-                   f"{_show(v)}")
+        raise BadEvent(f"{key!r} must be {what} written as text (such as \"5m\"), got "
+                   f"{show_value(v)}")
     try:
         t = tile_from_str(v)
     except HandError as exc:
-        raise _Bad(f"{key!r}: {exc}") from None
+        raise BadEvent(f"{key!r}: {exc}") from None
     if tile_to_str(t) != v:
-        raise _Bad(f"{key!r}: tile {_show(v)} is not written as mjkit writes it "
-                   f"({_show(tile_to_str(t))})")
+        raise BadEvent(f"{key!r}: tile {show_value(v)} is not written as mjkit writes it "
+                   f"({show_value(tile_to_str(t))})")
     if not lo <= t < hi:
-        raise _Bad(f"{key!r} must be {what}, got {_show(v)}")
+        raise BadEvent(f"{key!r} must be {what}, got {show_value(v)}")
     return t
 
 
 def _bool(v: Any, key: str) -> bool:
     if type(v) is not bool:
-        raise _Bad(f"{key!r} must be true or false, got {_show(v)}")
+        raise BadEvent(f"{key!r} must be true or false, got {show_value(v)}")
     return v
 
 
-def _int(v: Any, key: str, lo: int, hi: int) -> int:
+def check_int(v: Any, key: str, lo: int, hi: int) -> int:
     if type(v) is not int or not lo <= v <= hi:
-        raise _Bad(f"{key!r} must be a whole number {lo}..{hi}, got {_show(v)}")
+        raise BadEvent(f"{key!r} must be a whole number {lo}..{hi}, got {show_value(v)}")
     return v
 
 
 def _fans(v: Any, key: str, keys: frozenset) -> dict:
     if type(v) is not dict:
-        raise _Bad(f"{key!r} must be an object of fan keys and counts, got {_show(v)}")
+        raise BadEvent(f"{key!r} must be an object of fan keys and counts, got {show_value(v)}")
     if len(v) > len(keys):
-        raise _Bad(f"{key!r} names {len(v)} fans; the rule set has {len(keys)}")
+        raise BadEvent(f"{key!r} names {len(v)} fans; the rule set has {len(keys)}")
     for name, n in v.items():
         if name not in keys:
-            raise _Bad(f"{key!r}: {_show(name)} is not a fan of this rule set")
-        _int(n, f"{key}.{name}", 1, _MAX_FANS)
+            raise BadEvent(f"{key!r}: {show_value(name)} is not a fan of this rule set")
+        check_int(n, f"{key}.{name}", 1, _MAX_FANS)
     return v
 
 
-def _players(v: Any) -> tuple:
+def check_players(v: Any) -> tuple:
     if type(v) is not list or len(v) != 4:
-        raise _Bad(f"'players' must be a list of 4 names, got {_show(v)}")
+        raise BadEvent(f"'players' must be a list of 4 names, got {show_value(v)}")
     for name in v:
         if type(name) is not str or not 1 <= len(name) <= MAX_NAME or not name.isprintable():
-            raise _Bad(f"'players': a name is printable text of 1..{MAX_NAME} characters, "
-                       f"got {_show(name)}")
+            raise BadEvent(f"'players': a name is printable text of 1..{MAX_NAME} characters, "
+                       f"got {show_value(name)}")
     return tuple(v)
 
 
 def _options(v: Any, rules) -> Mapping:
     if type(v) is not dict:
-        raise _Bad(f"'options' must be an object, got {_show(v)}")
+        raise BadEvent(f"'options' must be an object, got {show_value(v)}")
     _exact_keys(v, OPTIONS, (), "'options'")
     _bool(v["exchange"], "options.exchange")
     wild = v["wild"]
     if wild is not None and wild != "turned":
         _tile(wild, "options.wild", what="null, \"turned\" or a tile kind")
     if v["wait_rule"] not in WAIT_RULES or type(v["wait_rule"]) is not str:
-        raise _Bad(f"'options.wait_rule' must be one of {', '.join(WAIT_RULES)}, got "
-                   f"{_show(v['wait_rule'])}")
-    _int(v["exhaust"], "options.exhaust", 53, 144)
+        raise BadEvent(f"'options.wait_rule' must be one of {', '.join(WAIT_RULES)}, got "
+                   f"{show_value(v['wait_rule'])}")
+    check_int(v["exhaust"], "options.exhaust", 53, 144)
     claims = _bool(v["claims"], "options.claims")
     if _bool(v["discard_wins"], "options.discard_wins"):
         if not claims:
-            raise _Bad("'options': discard_wins is true but claims is false (a discard no "
+            raise BadEvent("'options': discard_wins is true but claims is false (a discard no "
                        "one may claim is won by no one)")
         if rules.self_drawn_only:
-            raise _Bad(f"'options': discard_wins is true, but rule set {rules.name!r} wins by "
+            raise BadEvent(f"'options': discard_wins is true, but rule set {rules.name!r} wins by "
                        "self-draw only")
     return types.MappingProxyType(dict(v))
 
@@ -281,11 +281,11 @@ def _exact_keys(ev: dict, required, optional, what: str) -> None:
     keys = set(ev)
     missing = [k for k in required if k not in keys]
     if missing:
-        raise _Bad(f"{what} lacks {', '.join(repr(k) for k in missing)}")
+        raise BadEvent(f"{what} lacks {', '.join(repr(k) for k in missing)}")
     extra = sorted(k for k in keys - set(required) - set(optional))
     if extra:
-        raise _Bad(f"{what} has unknown {'keys' if len(extra) > 1 else 'key'} "
-                   f"{', '.join(_show(k) for k in extra)}")
+        raise BadEvent(f"{what} has unknown {'keys' if len(extra) > 1 else 'key'} "
+                   f"{', '.join(show_value(k) for k in extra)}")
 
 
 def parse_event(ev: Any, fan_keys: frozenset | None = None):
@@ -313,16 +313,16 @@ def parse_event(ev: Any, fan_keys: frozenset | None = None):
     """
     try:
         return _parse(ev, fan_keys)
-    except _Bad as exc:
+    except BadEvent as exc:
         raise HandError(str(exc), code="damaged") from None
 
 
 def _parse(ev: Any, fan_keys):
     if type(ev) is not dict:
-        raise _Bad(f"an event is an object with an \"e\" key, got {_show(ev)}")
+        raise BadEvent(f"an event is an object with an \"e\" key, got {show_value(ev)}")
     name = ev.get("e")
     if type(name) is not str or name not in EVENTS:
-        raise _Bad(f"unknown event {_show(name)}; events are {', '.join(EVENTS)}")
+        raise BadEvent(f"unknown event {show_value(name)}; events are {', '.join(EVENTS)}")
     required, optional = EVENTS[name]
     _exact_keys(ev, ("e",) + required, optional, f"a {name!r} event")
     f: dict[str, Any] = {}
@@ -332,23 +332,23 @@ def _parse(ev: Any, fan_keys):
         from ..rules import get_rules
 
         if type(ev["rules"]) is not str or len(ev["rules"]) > 64:
-            raise _Bad(f"'rules' must be a rule set's name, got {_show(ev['rules'])}")
+            raise BadEvent(f"'rules' must be a rule set's name, got {show_value(ev['rules'])}")
         try:
             rules = get_rules(ev["rules"])
         except HandError as exc:
-            raise _Bad(f"'rules': {exc}") from None
+            raise BadEvent(f"'rules': {exc}") from None
         f["rules"] = rules
-        f["seed"] = _int(ev["seed"], "seed", 0, _MAX_SEED)
-        f["hand"] = _int(ev["hand"], "hand", 0, _MAX_HAND)
-        f["wall_level"] = _int(ev["wall_level"], "wall_level", 0, _MAX_HAND)
-        f["level"] = _int(ev["level"], "level", 0, MAX_LEVEL)
+        f["seed"] = check_int(ev["seed"], "seed", 0, _MAX_SEED)
+        f["hand"] = check_int(ev["hand"], "hand", 0, _MAX_HAND)
+        f["wall_level"] = check_int(ev["wall_level"], "wall_level", 0, _MAX_HAND)
+        f["level"] = check_int(ev["level"], "level", 0, MAX_LEVEL)
         if f["level"] and not rules.streak_points:
-            raise _Bad(f"'level' {f['level']}: rule set {rules.name!r} has no 连拉")
+            raise BadEvent(f"'level' {f['level']}: rule set {rules.name!r} has no 连拉")
         if type(ev["round_wind"]) is not str or ev["round_wind"] not in tuple(_WINDS):
-            raise _Bad(f"'round_wind' must be one of E, S, W, N, got "
-                       f"{_show(ev['round_wind'])}")
+            raise BadEvent(f"'round_wind' must be one of E, S, W, N, got "
+                       f"{show_value(ev['round_wind'])}")
         f["round_wind"] = _WINDS.index(ev["round_wind"])
-        f["players"] = _players(ev["players"])
+        f["players"] = check_players(ev["players"])
         f["options"] = _options(ev["options"], rules)
     elif name in ("wild", "draw", "discard", "pung", "pass", "kong", "win", "false_win"):
         f["tile"] = _tile(ev["tile"], "tile")
@@ -360,48 +360,48 @@ def _parse(ev: Any, fan_keys):
     elif name == "chow":
         tiles = ev["tiles"]
         if not isinstance(tiles, str) or len(tiles) > 16:
-            raise _Bad(f"'tiles' must be a chow written as text (such as \"345m\"), got "
-                       f"{_show(tiles)}")
+            raise BadEvent(f"'tiles' must be a chow written as text (such as \"345m\"), got "
+                       f"{show_value(tiles)}")
         try:
             run = parse_tiles(tiles)
         except HandError as exc:
-            raise _Bad(f"'tiles': {exc}") from None
+            raise BadEvent(f"'tiles': {exc}") from None
         first = run[0] if run else -1
         if (len(run) != 3 or first >= 27 or first % 9 > 6
                 or run != [first, first + 1, first + 2]):
-            raise _Bad(f"'tiles' {tiles!r} is not a chow (three tiles in a row of one suit)")
+            raise BadEvent(f"'tiles' {tiles!r} is not a chow (three tiles in a row of one suit)")
         if tiles_to_str(run) != tiles:
-            raise _Bad(f"'tiles' {tiles!r} is not written as mjkit writes it "
+            raise BadEvent(f"'tiles' {tiles!r} is not written as mjkit writes it "
                        f"({tiles_to_str(run)!r})")
         f["first"] = first
         f["tile"] = _tile(ev["tile"], "tile")
         if f["tile"] not in run:
-            raise _Bad(f"'tile' {ev['tile']} is not one of the chow's tiles {tiles}")
+            raise BadEvent(f"'tile' {ev['tile']} is not one of the chow's tiles {tiles}")
     if name in ("chow", "pung"):
         f["from"] = _seat(ev["from"], "from")
     elif name == "kong":
         how = [k for k in ("from", "concealed", "added") if k in ev]
         if len(how) != 1:
-            raise _Bad("a 'kong' event has exactly one of 'from' (on a discard), "
+            raise BadEvent("a 'kong' event has exactly one of 'from' (on a discard), "
                        f"'concealed' or 'added', got {', '.join(how) or 'none'}")
         if how[0] == "from":
             f["from"] = _seat(ev["from"], "from")
         elif ev[how[0]] is not True:
-            raise _Bad(f"{how[0]!r} must be true, got {_show(ev[how[0]])}")
+            raise BadEvent(f"{how[0]!r} must be true, got {show_value(ev[how[0]])}")
         f["how"] = how[0]
     elif name in ("win", "false_win"):
         f["from"] = None if ev["from"] is None else _seat(ev["from"], "from")
         f["robbed"] = _bool(ev.get("robbed", False), "robbed")
         if f["robbed"] and f["from"] is None:
-            raise _Bad("a robbed kong ('robbed': true) needs the seat robbed in 'from'")
-        f["counted"] = _int(ev["counted"], "counted", 0, _MAX_FANS)
-        f["total"] = _int(ev["total"], "total", 0, _MAX_FANS)
+            raise BadEvent("a robbed kong ('robbed': true) needs the seat robbed in 'from'")
+        f["counted"] = check_int(ev["counted"], "counted", 0, _MAX_FANS)
+        f["total"] = check_int(ev["total"], "total", 0, _MAX_FANS)
         f["fans"] = _fans(ev["fans"], "fans", fan_keys or frozenset())
         if name == "false_win":
-            f["bar"] = _int(ev["bar"], "bar", 0, _MAX_FANS)
-            f["short"] = _int(ev["short"], "short", 1, _MAX_FANS)
+            f["bar"] = check_int(ev["bar"], "bar", 0, _MAX_FANS)
+            f["short"] = check_int(ev["short"], "short", 1, _MAX_FANS)
             if f["short"] != f["bar"] - f["counted"]:
-                raise _Bad(f"'short' {f['short']} is not the bar {f['bar']} less the counted "
+                raise BadEvent(f"'short' {f['short']} is not the bar {f['bar']} less the counted "
                            f"{f['counted']}")
     elif name == "draw":
         f["back"] = _bool(ev["back"], "back")
@@ -409,14 +409,14 @@ def _parse(ev: Any, fan_keys):
         f["win"] = _bool(ev["win"], "win")
     elif name == "end":
         if type(ev["result"]) is not str or ev["result"] not in RESULTS:
-            raise _Bad(f"'result' must be one of {', '.join(RESULTS)}, got "
-                       f"{_show(ev['result'])}")
+            raise BadEvent(f"'result' must be one of {', '.join(RESULTS)}, got "
+                       f"{show_value(ev['result'])}")
         pay = ev["payments"]
         if type(pay) is not list or len(pay) != 4:
-            raise _Bad(f"'payments' must be a list of 4 whole numbers, got {_show(pay)}")
-        f["payments"] = tuple(_int(p, "payments", -_MAX_PAYMENT, _MAX_PAYMENT) for p in pay)
+            raise BadEvent(f"'payments' must be a list of 4 whole numbers, got {show_value(pay)}")
+        f["payments"] = tuple(check_int(p, "payments", -_MAX_PAYMENT, _MAX_PAYMENT) for p in pay)
         if sum(f["payments"]):
-            raise _Bad(f"'payments' {list(f['payments'])} do not sum to 0")
+            raise BadEvent(f"'payments' {list(f['payments'])} do not sum to 0")
     return name, f
 
 
@@ -450,7 +450,7 @@ class Fold:
     def __init__(self):
         self._i = 0
         self._phase = "start"       # start, deal, play, over (result seen), done (end seen)
-        self._players: tuple = ()
+        self.check_players: tuple = ()
         self._rules = None
         self._fan_keys: frozenset = frozenset()
         self._seed = self._hand = None
@@ -509,7 +509,7 @@ class Fold:
             name, f = _parse(event, self._fan_keys)
             self._check(name, f)
             getattr(self, "_do_" + name)(f, event)
-        except _Bad as exc:
+        except BadEvent as exc:
             raise HandError(f"{where or f'event {self._i}'}: {exc}", code="damaged") from None
         self._i += 1
         self.snapshot = self._snapshot(event)
@@ -520,31 +520,31 @@ class Fold:
     def _check(self, name: str, f: dict) -> None:
         phase = self._phase
         if phase == "done":
-            raise _Bad(f"a {name!r} event after the hand's 'end'")
+            raise BadEvent(f"a {name!r} event after the hand's 'end'")
         if phase == "start":
             if name != "hand":
-                raise _Bad(f"a hand begins with a 'hand' event, not {name!r}")
+                raise BadEvent(f"a hand begins with a 'hand' event, not {name!r}")
             return
         if name == "hand":
-            raise _Bad("a second 'hand' event: a new hand begins only after 'end'")
+            raise BadEvent("a second 'hand' event: a new hand begins only after 'end'")
         if self._pending_flower is not None:
             seat, flower = self._pending_flower
             if name != "flower" or f["seat"] != seat or f["tile"] != flower:
                 came = (f"the flower {tile_to_str(f['tile'])} of seat {f['seat']}"
                         if name == "flower" else repr(name))
-                raise _Bad(f"seat {seat} got the flower {tile_to_str(flower)} in an exchange: "
+                raise BadEvent(f"seat {seat} got the flower {tile_to_str(flower)} in an exchange: "
                            f"a 'flower' event of it must follow, not {came}")
         if phase == "over":
             if name != "end":
-                raise _Bad(f"a {name!r} event after the hand's result "
+                raise BadEvent(f"a {name!r} event after the hand's result "
                            f"({self._result['e']}): only 'end' may follow")
             return
         if name == "end":
-            raise _Bad("'end' before the hand's result (win, false_win or drawn_out)")
+            raise BadEvent("'end' before the hand's result (win, false_win or drawn_out)")
         if phase == "deal" and name not in ("wild", "draw", "flower", "dealt"):
-            raise _Bad(f"a {name!r} event during the deal (before 'dealt')")
+            raise BadEvent(f"a {name!r} event during the deal (before 'dealt')")
         if phase == "play" and name in ("wild", "dealt"):
-            raise _Bad(f"a {name!r} event after the deal")
+            raise BadEvent(f"a {name!r} event after the deal")
 
     def _size(self, seat: int) -> int:
         return sum(self._counts[seat]) + _MELD_SIZE * len(self._melds[seat])
@@ -553,35 +553,35 @@ class Fold:
         have = self._counts[seat][tile]
         if have < n:
             copies = "it" if n == 1 else f"{n} copies ({have} held)"
-            raise _Bad(f"{what} by seat {seat}, who does not hold {copies}")
+            raise BadEvent(f"{what} by seat {seat}, who does not hold {copies}")
 
     def _take_from_wall(self, what: str) -> None:
         if self._wall_left <= 0:
-            raise _Bad(f"{what} with no tile left in the wall "
+            raise BadEvent(f"{what} with no tile left in the wall "
                        f"({self._options['exhaust']} taken)")
 
     def _fresh(self, tile: int, what: str, back_to_wall: int = -1) -> None:
         """A copy of ``tile`` comes out of the wall: a fifth one is refused."""
         out = self._out[tile] - (1 if back_to_wall == tile else 0)
         if out >= 4:
-            raise _Bad(f"{what}: a fifth copy of {tile_to_str(tile)} (all 4 are already out "
+            raise BadEvent(f"{what}: a fifth copy of {tile_to_str(tile)} (all 4 are already out "
                        "of the wall)")
 
     def _claimable(self, tile: int, src: int, seat: int, what: str) -> int:
         """Position in ``src``'s discards of the discard ``seat`` claims."""
         if src == seat:
-            raise _Bad(f"{what}: seat {seat} claims its own discard")
+            raise BadEvent(f"{what}: seat {seat} claims its own discard")
         last = self._last_discard
         if last is None or last[0] != src or self._discards[src][last[1]][0] != tile:
             now = ("none" if last is None else
                    f"{tile_to_str(self._discards[last[0]][last[1]][0])} of seat {last[0]}")
-            raise _Bad(f"{what}: {tile_to_str(tile)} of seat {src} is not the discard that "
+            raise BadEvent(f"{what}: {tile_to_str(tile)} of seat {src} is not the discard that "
                        f"may be claimed (that is {now})")
         return last[1]
 
     def _new_meld(self, seat: int, what: str) -> None:
         if len(self._melds[seat]) >= 4:
-            raise _Bad(f"{what}: seat {seat} already has 4 melds")
+            raise BadEvent(f"{what}: seat {seat} already has 4 melds")
 
     # -- the events (each checks everything before it changes anything)
 
@@ -589,7 +589,7 @@ class Fold:
         rules = f["rules"]
         self._rules = rules
         self._fan_keys = _fan_keys(rules)
-        self._players = f["players"]
+        self.check_players = f["players"]
         self._seed, self._hand = f["seed"], f["hand"]
         self._level, self._round = f["level"], f["round_wind"]
         self._options = f["options"]
@@ -599,14 +599,14 @@ class Fold:
     def _do_wild(self, f: dict, ev: dict) -> None:
         wild = self._options["wild"]
         if wild is None:
-            raise _Bad("a 'wild' event, but the hand plays without a wild tile "
+            raise BadEvent("a 'wild' event, but the hand plays without a wild tile "
                        "(options.wild is null)")
         if self._wild is not None:
-            raise _Bad("a second 'wild' event")
+            raise BadEvent("a second 'wild' event")
         if any(self._size(s) for s in range(4)):
-            raise _Bad("the 'wild' event comes before the first tile is dealt")
+            raise BadEvent("the 'wild' event comes before the first tile is dealt")
         if wild != "turned" and tile_from_str(wild) != f["tile"]:
-            raise _Bad(f"the wild tile {tile_to_str(f['tile'])} is not the fixed one of "
+            raise BadEvent(f"the wild tile {tile_to_str(f['tile'])} is not the fixed one of "
                        f"options.wild ({wild})")
         self._wild = f["tile"]
 
@@ -616,7 +616,7 @@ class Fold:
         self._take_from_wall(what)
         self._fresh(tile, what)
         if self._size(seat) >= 14:
-            raise _Bad(f"{what}, who already has 14 tiles")
+            raise BadEvent(f"{what}, who already has 14 tiles")
         self._wall_left -= 1
         self._out[tile] += 1
         self._counts[seat][tile] += 1
@@ -629,7 +629,7 @@ class Fold:
         what = f"flower {tile_to_str(tile)} set aside by seat {seat}"
         swapped = self._pending_flower is not None
         if tile in self._flowers_out:
-            raise _Bad(f"{what}: it is already out (each flower exists once)")
+            raise BadEvent(f"{what}: it is already out (each flower exists once)")
         if not swapped:
             self._take_from_wall(what)
             self._wall_left -= 1
@@ -643,10 +643,10 @@ class Fold:
     def _do_dealt(self, f: dict, ev: dict) -> None:
         sizes = [self._size(s) for s in range(4)]
         if sizes != [14, 13, 13, 13]:
-            raise _Bad(f"the deal ends with {sizes} tiles by seat; it gives the dealer 14 "
+            raise BadEvent(f"the deal ends with {sizes} tiles by seat; it gives the dealer 14 "
                        "and the others 13")
         if self._options["wild"] is not None and self._wild is None:
-            raise _Bad("the deal ends without the 'wild' event, and the hand plays with a "
+            raise BadEvent("the deal ends without the 'wild' event, and the hand plays with a "
                        "wild tile")
         self._phase = "play"
 
@@ -655,14 +655,14 @@ class Fold:
         what = f"exchange of {tile_to_str(gave)} for {tile_to_str(got)}"
         by = f"{what} by seat {seat}"
         if not self._options["exchange"]:
-            raise _Bad(f"{by}, but the hand plays without the exchange (options.exchange "
+            raise BadEvent(f"{by}, but the hand plays without the exchange (options.exchange "
                        "is false)")
         if self._discarded:
-            raise _Bad(f"{by} after the first discard (the exchange comes after the deal)")
+            raise BadEvent(f"{by} after the first discard (the exchange comes after the deal)")
         self._holds(seat, gave, 1, what)
         if got >= N_KINDS:
             if got in self._flowers_out:
-                raise _Bad(f"{by}: the flower is already out (each flower exists once)")
+                raise BadEvent(f"{by}: the flower is already out (each flower exists once)")
         else:
             self._fresh(got, by, back_to_wall=gave)
         self._counts[seat][gave] -= 1
@@ -679,7 +679,7 @@ class Fold:
         what = f"discard of {tile_to_str(tile)}"
         self._holds(seat, tile, 1, what)
         if self._size(seat) != 14:
-            raise _Bad(f"{what} by seat {seat}, who holds {self._size(seat)} tiles (a discard "
+            raise BadEvent(f"{what} by seat {seat}, who holds {self._size(seat)} tiles (a discard "
                        "is made from 14, melds counting 3)")
         self._counts[seat][tile] -= 1
         self._discards[seat].append([tile, False])
@@ -694,14 +694,14 @@ class Fold:
         what = f"{name} of {tile_to_str(tile)} by seat {seat} from seat {src}"
         pos = self._claimable(tile, src, seat, what)
         if name == "chow" and seat != (src + 1) % 4:
-            raise _Bad(f"{what}: only the next seat ({(src + 1) % 4}) may chow a discard")
+            raise BadEvent(f"{what}: only the next seat ({(src + 1) % 4}) may chow a discard")
         for t in set(used):
             n = used.count(t)
             if self._counts[seat][t] < n:
                 copies = tile_to_str(t) if n == 1 else f"{n} copies of {tile_to_str(t)}"
-                raise _Bad(f"{what}: seat {seat} does not hold {copies}")
+                raise BadEvent(f"{what}: seat {seat} does not hold {copies}")
         if self._size(seat) != 13:
-            raise _Bad(f"{what}: seat {seat} holds {self._size(seat)} tiles, not 13")
+            raise BadEvent(f"{what}: seat {seat} holds {self._size(seat)} tiles, not 13")
         self._new_meld(seat, what)
         for t in used:
             self._counts[seat][t] -= 1
@@ -727,7 +727,7 @@ class Fold:
             return
         what = f"{'concealed' if how == 'concealed' else 'added'} kong of {tile_to_str(tile)}"
         if self._size(seat) != 14:
-            raise _Bad(f"{what} by seat {seat}, who holds {self._size(seat)} tiles, not 14")
+            raise BadEvent(f"{what} by seat {seat}, who holds {self._size(seat)} tiles, not 14")
         if how == "concealed":
             self._holds(seat, tile, 4, what)
             self._new_meld(seat, what)
@@ -738,7 +738,7 @@ class Fold:
             at = next((i for i, m in enumerate(self._melds[seat])
                        if m.kind == "pung" and m.tile == tile), None)
             if at is None:
-                raise _Bad(f"{what} by seat {seat}, who has no pung of it")
+                raise BadEvent(f"{what} by seat {seat}, who has no pung of it")
             self._holds(seat, tile, 1, what)
             self._counts[seat][tile] -= 1
             pung = self._melds[seat][at]
@@ -757,16 +757,16 @@ class Fold:
         if src is None:
             self._holds(seat, tile, 1, f"self-drawn {what}")
             if self._size(seat) != 14:
-                raise _Bad(f"{what}: seat {seat} holds {self._size(seat)} tiles, not 14")
+                raise BadEvent(f"{what}: seat {seat} holds {self._size(seat)} tiles, not 14")
         else:
             if src == seat:
-                raise _Bad(f"{what}: 'from' is the winner's own seat (a self-drawn win has "
+                raise BadEvent(f"{what}: 'from' is the winner's own seat (a self-drawn win has "
                            "'from': null)")
             if self._size(seat) != 13:
-                raise _Bad(f"{what}: seat {seat} holds {self._size(seat)} tiles, not 13")
+                raise BadEvent(f"{what}: seat {seat} holds {self._size(seat)} tiles, not 13")
             if f["robbed"]:
                 if self._last_kong != (src, tile):
-                    raise _Bad(f"{what}: seat {src} did not just add a kong of "
+                    raise BadEvent(f"{what}: seat {src} did not just add a kong of "
                                f"{tile_to_str(tile)} (a kong is robbed at once)")
                 at = next(i for i, m in enumerate(self._melds[src])
                           if m.kind == "kong" and m.added and m.tile == tile)
@@ -788,13 +788,13 @@ class Fold:
 
     def _do_drawn_out(self, f: dict, ev: dict) -> None:
         if self._wall_left:
-            raise _Bad(f"drawn out with {self._wall_left} tiles still in the wall")
+            raise BadEvent(f"drawn out with {self._wall_left} tiles still in the wall")
         self._result = ev
         self._phase = "over"
 
     def _do_end(self, f: dict, ev: dict) -> None:
         if ev["result"] != self._result["e"]:
-            raise _Bad(f"'end' says {ev['result']!r}, but the hand ended in "
+            raise BadEvent(f"'end' says {ev['result']!r}, but the hand ended in "
                        f"{self._result['e']!r}")
         self._payments = f["payments"]
         self._phase = "done"
@@ -812,7 +812,7 @@ class Fold:
             if self._t_flowers[s] is None:
                 self._t_flowers[s] = tuple(self._flowers[s])
         return Snapshot(
-            index=self._i, event=event, players=self._players,
+            index=self._i, event=event, players=self.check_players,
             rules=None if self._rules is None else self._rules.name, seed=self._seed,
             hand=self._hand, level=self._level, round_wind=self._round,
             options=self._options, wild=self._wild, hands=tuple(self._t_hands),
