@@ -238,7 +238,8 @@ def test_a_legal_win_not_declared_is_a_decision_and_the_hand_goes_on():
 # ---------------------------------------------------------------- records and replay
 
 def test_a_record_replays_to_identical_states():
-    t = Table("dazhong32", seed=9, level=2, seats=(_declarer, "strong", "value", "break"))
+    t = Table("dazhong32", seed=9, level=2,
+              seats=(_declarer, "strong", "strong_break", "strong_break"))
     again = Table.replay(t.events, states=True)
     assert again.events == t.events and again.outcome == t.outcome
     assert len(again.states) == len(t.events)

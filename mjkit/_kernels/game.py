@@ -76,14 +76,15 @@ BREAK_CHANCE = 0.05
 
 # What the first call compiles.  Constants passed to a kernel are given as np.int64(...) /
 # np.bool_(...): numba compiles a callee once more for every literal value a call site hands
-# it.  And numba links a copy of every callee into each compiled function and optimises it
-# again, so each separately compiled function above the evaluator or the need reading pays
-# for them once more: the steps of a hand (``advance`` and its parts) are inlined
-# (``inline="always"``) into ``play_hands``, and a table (``mjkit.table``) calls
-# ``advance`` itself, compiled once on its own; ``_accept`` (five call sites) and the strong
-# player's ratings (``_strong_discard``, ``_strong_accept``: their melded targets are scored
-# by the evaluator) are compiled on their own, which costs about a minute more on the first
-# run.
+# it.  A function inlined (``inline="always"``) is expanded where it is called before numba
+# prunes the branches a None argument rules out, so code only a table needs (the options of
+# a seat played from outside: ``_legal_turn``, ``_gather``, ``_declare``) is compiled on its
+# own and the simulator (``outside=None``) never compiles it.  ``advance`` is compiled on its
+# own too, once per set of players for the simulator (``outside=None``) and once for a
+# table of those players; measured on 2 cores with the evaluator compiled, the first
+# ``play_hands`` takes 43 s as before the table existed, the first table 43 s more.  ``_accept`` (five call sites)
+# and the strong player's ratings (``_strong_discard``, ``_strong_accept``: their melded
+# targets are scored by the evaluator) are compiled on their own.
 
 
 @njit(cache=True)
@@ -789,7 +790,7 @@ def start_hand(seed, wall_level, index, par, t, out, out_fans):
     h.phase = PH_EXCHANGE if par.exchange else PH_TURN
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
     """Play on from where the hand stands (``t.hand``) until a seat played from outside
     (``POLICY_OUTSIDE``) must decide, or the hand is over (``hand.phase == PH_END``, the
@@ -845,20 +846,23 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
                 h.phase = PH_TURN
                 continue
             if p == 0 or not solitaire:
-                if _outside(p, t, outside):
-                    a = t.act[p]
-                    if a[0] != A_EXCHANGE:
-                        h.ask = Q_EXCHANGE
-                        h.ask_seat = p
-                        break
-                    n = np.int64(0)
-                    for i in range(3):
-                        if a[1 + i] >= 0:
-                            wk.swap[n] = a[1 + i]
-                            n += 1
-                    a[0] = A_NONE
-                    got = _swap(p, n, wk.swap, t)
-                else:
+                got = np.int64(-2)                  # -2: not played from outside
+                # (``outside is not None`` tests stand alone, so that numba prunes them)
+                if outside is not None:
+                    if seats[p].policy == POLICY_OUTSIDE:
+                        a = t.act[p]
+                        if a[0] != A_EXCHANGE:
+                            h.ask = Q_EXCHANGE
+                            h.ask_seat = p
+                            break
+                        n = np.int64(0)
+                        for i in range(3):
+                            if a[1 + i] >= 0:
+                                wk.swap[n] = a[1 + i]
+                                n += 1
+                        a[0] = A_NONE
+                        got = _swap(p, n, wk.swap, t)
+                if got == -2:
                     got = _exchange(p, t, par, fast, hooks, wk)
                 if p == 0 and w >= 0 and conc[0, w] == 0:
                     w = got             # the dealer's 14th tile went: the last that came in
@@ -877,28 +881,33 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
         if ph == PH_OWN:
             s = seats[cur]
             flags = _self_flags(cur, first_round, replacement, t)
-            if _outside(cur, t, outside):
-                a = t.act[cur]
-                if a[0] == A_NONE:
-                    _legal_turn(cur, w, flags, t, par, rules, tabs, wk)
-                    h.ask = Q_TURN
-                    h.ask_seat = cur
-                    break
-                if a[0] == A_DISCARD:
-                    h.phase = PH_DISCARD                # the answer is read there
-                    continue
-                if a[0] == A_WIN:
+            k = np.int64(-1)
+            i = np.int64(-1)
+            answered = False
+            if outside is not None:
+                if s.policy == POLICY_OUTSIDE:
+                    a = t.act[cur]
+                    if a[0] == A_NONE:
+                        _legal_turn(cur, w, flags, t, par, rules, tabs, wk)
+                        h.ask = Q_TURN
+                        h.ask_seat = cur
+                        break
+                    if a[0] == A_DISCARD:
+                        h.phase = PH_DISCARD            # the answer is read there
+                        continue
+                    if a[0] == A_WIN:
+                        a[0] = A_NONE
+                        _declare(cur, w, flags, np.int64(-1), t, par, rules, wk, out,
+                                 out_fans)
+                        break
+                    k = a[1]                            # a kong
                     a[0] = A_NONE
-                    _declare(cur, w, flags, np.int64(-1), t, par, rules, wk, out, out_fans)
-                    break
-                k = a[1]                                # a kong
-                a[0] = A_NONE
-                i = np.int64(-1)
-                if conc[cur, k] < 4:
-                    for j in range(s.n_melds):
-                        if t.mtype[cur, j] == M_PUNG and t.mtile[cur, j] == k:
-                            i = j
-            else:
+                    if conc[cur, k] < 4:
+                        for j in range(s.n_melds):
+                            if t.mtype[cur, j] == M_PUNG and t.mtile[cur, j] == k:
+                                i = j
+                    answered = True
+            if not answered:
                 if wild_need(conc[cur], s.n_melds, wild, t.nocap, tabs, sws) == 0:
                     counted, total = _win_value(cur, w, flags, t, par, rules, wk.score)
                     if counted >= par.minimum:
@@ -952,16 +961,19 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
             continue
         if ph == PH_DISCARD:
             if cur == 0 or not solitaire:
-                if _outside(cur, t, outside):
-                    a = t.act[cur]
-                    if a[0] != A_DISCARD:
-                        _legal_discards(cur, t)
-                        h.ask = Q_DISCARD
-                        h.ask_seat = cur
-                        break
-                    d = a[1]
-                    a[0] = A_NONE
-                else:
+                answered = False
+                if outside is not None:
+                    if seats[cur].policy == POLICY_OUTSIDE:
+                        a = t.act[cur]
+                        if a[0] != A_DISCARD:
+                            _legal_discards(cur, t)
+                            h.ask = Q_DISCARD
+                            h.ask_seat = cur
+                            break
+                        d = a[1]
+                        a[0] = A_NONE
+                        answered = True
+                if not answered:
                     d = _discard(cur, t, par, tabs, dirs, hooks, fast, wk)
                     if d < 0:
                         out.error = ERR_DISCARD
@@ -996,7 +1008,9 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
                 q = (cur + step) % 4
                 if (solitaire and q != 0) or seats[q].n_melds >= 4 or conc[q, d] < 2:
                     continue
-                out_q = _outside(q, t, outside)
+                out_q = False
+                if outside is not None:
+                    out_q = seats[q].policy == POLICY_OUTSIDE
                 said = t.act[q, 0]
                 if conc[q, d] == 3 and h.taken < h.limit and (
                         said == A_KONG if out_q else _accept(
@@ -1032,10 +1046,13 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
         if (d < 27 and d != wild and par.claims and seats[nxt].n_melds < 4
                 and not (solitaire and nxt != 0)):
             chosen = np.int64(-1)
-            if _outside(nxt, t, outside):
-                if t.act[nxt, 0] == A_CHOW:
-                    chosen = t.act[nxt, 1]
-            else:
+            answered = False
+            if outside is not None:
+                if seats[nxt].policy == POLICY_OUTSIDE:
+                    if t.act[nxt, 0] == A_CHOW:
+                        chosen = t.act[nxt, 1]
+                    answered = True
+            if not answered:
                 # of the chows the player would accept, the one that helps most
                 r = d % 9
                 for first in range(d - 2, d + 1):
@@ -1086,15 +1103,6 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
 
 
 @njit(cache=True, inline="always")
-def _outside(p, t, outside):
-    """Whether seat ``p`` is played from outside (never, when ``outside`` is None: the
-    code that asks is then not compiled)."""
-    if outside is not None:
-        return t.seats[p].policy == POLICY_OUTSIDE
-    return False
-
-
-@njit(cache=True, inline="always")
 def _self_flags(p, first_round, replacement, t):
     """The situation of a self-drawn win of player ``p`` now."""
     h = t.hand[0]
@@ -1142,7 +1150,7 @@ def _complete(q, t, tabs, wk):
                      wk.pol.sws) == 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _legal_turn(p, w, flags, t, par, rules, tabs, wk):
     """Player ``p``'s options on its own turn: a win (any complete hand the rule set scores:
     one below the bar is a P胡), a concealed or added kong (never of the wild kind), a
@@ -1181,7 +1189,7 @@ def _legal_discards(p, t):
     t.hand[0].n_legal = n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk):
     """Player ``q``'s options on ``cur``'s discard ``k`` (with ``rob``: on the tile ``cur``
     added to a pung): a win, 明杠, 碰, 吃 (the next player; never of the wild kind), then
@@ -1220,7 +1228,7 @@ def _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _gather(cur, k, rob, t, par, rules, tabs, wk):
     """Ask every seat played from outside that has an option on ``cur``'s tile ``k`` (a
     discard, or with ``rob`` a tile added to a pung), in turn order, before any is resolved.
@@ -1241,7 +1249,7 @@ def _gather(cur, k, rob, t, par, rules, tabs, wk):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _declare(q, k, flags, frm, t, par, rules, wk, out, out_fans):
     """Player ``q`` (played from outside) declares a win on ``k`` (in its hand already): a
     win if it reaches the bar, else a P胡 (``out.false_win``); either ends the hand."""
@@ -1285,14 +1293,15 @@ def _win_on(cur, k, flags, t, par, rules, tabs, outside, wk, out, out_fans):
         q = (cur + step) % 4
         if par.solitaire and q != 0:
             continue
-        if _outside(q, t, outside):
-            if t.act[q, 0] == A_WIN:                # its answer, given before (_gather)
-                if flags & F_KONG:
-                    out.robbed = 1
-                t.conc[q, k] += 1
-                _declare(q, k, flags, cur, t, par, rules, wk, out, out_fans)
-                return True
-            continue
+        if outside is not None:
+            if t.seats[q].policy == POLICY_OUTSIDE:
+                if t.act[q, 0] == A_WIN:            # its answer, given before (_gather)
+                    if flags & F_KONG:
+                        out.robbed = 1
+                    t.conc[q, k] += 1
+                    _declare(q, k, flags, cur, t, par, rules, wk, out, out_fans)
+                    return True
+                continue
         t.conc[q, k] += 1
         if wild_need(t.conc[q], t.seats[q].n_melds, wild, t.nocap, tabs, wk.pol.sws) == 0:
             counted, total = _win_value(q, k, flags, t, par, rules, wk.score)
