@@ -468,7 +468,7 @@ def test_tables_of_the_engine_write_records_that_read_back(tmp_path):
     written hand by hand, read back equal, each hand folding to the engine's own end."""
     from mjkit.table.engine import Table
 
-    seats = ("strong", "strong_break", "value", "efficiency")
+    seats = ("strong", "strong_break", "efficiency", "efficiency")    # as the warm-up
     tables = [Table("dazhong32", seed=7, hand=k, seats=seats, exchange=k % 2 == 0)
               for k in range(3)]
     path = tmp_path / "t.jsonl"
