@@ -267,6 +267,9 @@ def test_a_damaged_record_is_refused_naming_the_event():
         Table.replay(ev)
     with pytest.raises(HandError, match="truncated|ends"):
         Table.replay(t.events[:i])
+    for junk in (5, None, "discard 5m", {"e": "discard"}):
+        with pytest.raises(HandError, match="event 3"):
+            Table.replay(t.events[:3] + [junk] + t.events[3:])
     forged = [dict(t.events[0], seed=10)] + t.events[1:]
     with pytest.raises(HandError, match="event [0-9]+"):
         Table.replay(forged)

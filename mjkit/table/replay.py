@@ -111,9 +111,19 @@ def replay(cls, events, *, states=False):
     if not rec or not isinstance(rec[0], dict) or rec[0].get("e") != "hand":
         raise HandError(f"{_where(lines, 0)}: a hand's record starts with its \"hand\" event")
     head = rec[0]
-    from .state import Fold
+    from .state import Fold, fan_keys_of, parse_event
+    # every event's form checked first, so that reading the decisions below never meets a
+    # malformed one; whether the events add up is the engine's to say, event by event
+    keys = None
+    for k, ev in enumerate(rec):
+        try:
+            name, fields = parse_event(ev, keys)
+        except HandError as e:
+            raise HandError(f"{_where(lines, k)}: {e}") from None
+        if k == 0:
+            keys = fan_keys_of(fields["rules"])
     fold = Fold()
-    snaps = [fold.apply(head, where=_where(lines, 0))]   # the header checked first
+    snaps = [fold.apply(head, where=_where(lines, 0))]
     opts = head["options"]
     from ..sim.policy import POLICIES
     players = head.get("players") if isinstance(head.get("players"), list) else []

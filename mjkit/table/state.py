@@ -39,7 +39,7 @@ from ..tiles import (N_KINDS, N_TILES, parse_tiles, tile_from_str, tile_to_str, 
 from ..validate import MAX_LEVEL
 
 __all__ = ["Meld", "Snapshot", "Fold", "fold", "EVENTS", "RESULTS", "WAIT_RULES",
-           "parse_event", "MAX_NAME"]
+           "parse_event", "fan_keys_of", "MAX_NAME"]
 
 #: The events of a hand and their fields (required, optional), see ``docs/records.md``.
 EVENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -420,7 +420,8 @@ def _parse(ev: Any, fan_keys):
     return name, f
 
 
-def _fan_keys(rules) -> frozenset:
+def fan_keys_of(rules) -> frozenset:
+    """The keys of the fans rule set ``rules`` uses (those a win's ``fans`` may name)."""
     from ..rules.catalogue import catalogue_lists
 
     keys = catalogue_lists().key
@@ -588,7 +589,7 @@ class Fold:
     def _do_hand(self, f: dict, ev: dict) -> None:
         rules = f["rules"]
         self._rules = rules
-        self._fan_keys = _fan_keys(rules)
+        self._fan_keys = fan_keys_of(rules)
         self.check_players = f["players"]
         self._seed, self._hand = f["seed"], f["hand"]
         self._level, self._round = f["level"], f["round_wind"]
