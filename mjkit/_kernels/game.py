@@ -78,8 +78,11 @@ BREAK_CHANCE = 0.05
 # np.bool_(...): numba compiles a callee once more for every literal value a call site hands
 # it.  A function inlined (``inline="always"``) is expanded where it is called before numba
 # prunes the branches a None argument rules out, so code only a table needs (the options of
-# a seat played from outside: ``_legal_turn``, ``_gather``, ``_declare``) is compiled on its
-# own and the simulator (``outside=None``) never compiles it.  ``advance`` is compiled on its
+# a seat played from outside: ``_legal_turn``, ``_gather``, ``_legal_claim``) is compiled on
+# its own and the simulator (``outside=None``) never compiles it.  Those option kernels do
+# not call the evaluator: numba optimises the evaluator again inside every separately
+# compiled function whose call graph holds it, so the wins they offer are read in
+# ``advance`` (``_outside_wins``, the turn's own check) and passed in.  ``advance`` is compiled on its
 # own too, once per set of players for the simulator (``outside=None``) and once for a
 # table of those players; measured on 2 cores with the evaluator compiled, the first
 # ``play_hands`` takes 43 s as before the table existed, the first table 43 s more.  ``_accept`` (five call sites)
@@ -92,7 +95,7 @@ def _kind(tile_id):
     return tile_id // 4 if tile_id < 136 else 34 + (tile_id - 136)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw(p, from_back, t):
     """Player ``p`` takes a tile (flowers set aside and replaced from the back).
 
@@ -136,6 +139,20 @@ def _emit(t, e, seat, a, b):
         row[2] = a
         row[3] = b
     h.n_ev = n + 1
+
+
+@njit(cache=True, inline="always")
+def _chow_fits(c, k, first, wild):
+    """Whether the hand ``c`` can make a chow from ``first`` with the suit tile ``k``: the
+    run stays in ``k``'s suit and its two other tiles are held (never the wild kind)."""
+    r = k % 9
+    if first < k - r or first + 2 > k - r + 8:
+        return False
+    for i in range(3):
+        x = first + i
+        if x != k and (c[x] == 0 or x == wild):
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -290,7 +307,7 @@ def _strong_chance(c, nm, mtype, mtile, wild, draws, discard, ft, fast, sc):
     return out.score[fast_pick(out, c)] if discard else out.score[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)
 def _strong_accept(q, meld, tile, first, claim, t, par, fast, sc):
     """Whether a strong player makes the meld: only when the fast mode rates the hand with
     it (its targets kept only where every meld stands, scored with the melds exposed:
@@ -448,7 +465,7 @@ def _claim_need(q, d, c, n_melds, t, tabs, dirs, ps):
     return wild_need(c, n_melds, wild, t.nocap, tabs, ps.sws)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _accept(q, meld, tile, first, discarder, t, par, tabs, dirs, hooks, fast, wk):
     """Whether player ``q`` makes the meld ``meld`` (``M_*``) of ``tile``: a claim of
     ``discarder``'s discard, or with ``discarder`` -1 a kong on the player's own turn
@@ -888,7 +905,11 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
                 if s.policy == POLICY_OUTSIDE:
                     a = t.act[cur]
                     if a[0] == A_NONE:
-                        _legal_turn(cur, w, flags, t, par, rules, tabs, wk)
+                        win = False
+                        if wild_need(conc[cur], s.n_melds, wild, t.nocap, tabs, sws) == 0:
+                            counted, total = _win_value(cur, w, flags, t, par, rules, wk.score)
+                            win = total >= 0
+                        _legal_turn(cur, win, t, par)
                         h.ask = Q_TURN
                         h.ask_seat = cur
                         break
@@ -942,7 +963,8 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
             continue
         if ph == PH_ROB:
             if outside is not None:
-                if _gather(cur, d, True, t, par, rules, tabs, wk):
+                if _gather(cur, d, True, _outside_wins(cur, d, True, t, par, rules, tabs, wk),
+                           t, par):
                     break
             if _win_on(cur, d, np.int64(F_KONG), t, par, rules, tabs, outside, wk, out,
                        out_fans):
@@ -995,7 +1017,8 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
             continue
         # PH_CLAIMS: ``cur`` discarded ``d``
         if outside is not None:
-            if _gather(cur, d, False, t, par, rules, tabs, wk):
+            if _gather(cur, d, False, _outside_wins(cur, d, False, t, par, rules, tabs, wk),
+                       t, par):
                 break
         # a win on the discard (rule sets that allow it), first player in turn order
         if discard_wins and _win_on(cur, d, np.int64(0), t, par, rules, tabs, outside, wk, out,
@@ -1054,17 +1077,10 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
                     answered = True
             if not answered:
                 # of the chows the player would accept, the one that helps most
-                r = d % 9
                 for first in range(d - 2, d + 1):
-                    if first < d - r or first + 2 > d - r + 8:
-                        continue
-                    ok = True
-                    for i in range(3):
-                        x = first + i
-                        if x != d and (conc[nxt, x] == 0 or x == wild):
-                            ok = False
-                    if ok and _accept(nxt, np.int64(M_CHOW), d, first, cur, t, par, tabs, dirs,
-                                      hooks, fast, wk):
+                    if _chow_fits(conc[nxt], d, first, wild) and _accept(
+                            nxt, np.int64(M_CHOW), d, first, cur, t, par, tabs, dirs, hooks,
+                            fast, wk):
                         chosen = first
                         break
             if chosen >= 0:                              # chow
@@ -1128,7 +1144,7 @@ def _end_drawn(t, out):
     h.phase = PH_END
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _clear_answers(t):
     for q in range(4):
         t.act[q, 0] = A_NONE
@@ -1151,18 +1167,16 @@ def _complete(q, t, tabs, wk):
 
 
 @njit(cache=True)
-def _legal_turn(p, w, flags, t, par, rules, tabs, wk):
-    """Player ``p``'s options on its own turn: a win (any complete hand the rule set scores:
-    one below the bar is a P胡), a concealed or added kong (never of the wild kind), a
-    discard of any kind held."""
+def _legal_turn(p, win, t, par):
+    """Player ``p``'s options on its own turn: a win when ``win`` (any complete hand the rule
+    set scores, read by :func:`advance`: one below the bar is a P胡), a concealed or added
+    kong (never of the wild kind), a discard of any kind held."""
     c = t.conc[p]
     s = t.seats[p]
     wild = t.hand[0].wild
     n = np.int64(0)
-    if _complete(p, t, tabs, wk):
-        counted, total = _win_value(p, w, flags, t, par, rules, wk.score)
-        if total >= 0:
-            n = _put(t, n, A_WIN, np.int64(-1))
+    if win:
+        n = _put(t, n, A_WIN, np.int64(-1))
     if not par.deal_only and s.n_melds < 4:
         for k in range(N_KINDS):
             if k == wild or c[k] == 0:
@@ -1190,49 +1204,60 @@ def _legal_discards(p, t):
 
 
 @njit(cache=True)
-def _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk):
+def _legal_claim(q, cur, k, rob, win, t, par):
     """Player ``q``'s options on ``cur``'s discard ``k`` (with ``rob``: on the tile ``cur``
-    added to a pung): a win, 明杠, 碰, 吃 (the next player; never of the wild kind), then
-    pass.  Returns how many there are besides pass."""
+    added to a pung): a win when ``win`` (read by :func:`_outside_wins`), 明杠, 碰, 吃 (the
+    next player; never of the wild kind), then pass.  Returns how many there are besides
+    pass."""
     h = t.hand[0]
     wild = h.wild
     c = t.conc[q]
     s = t.seats[q]
     n = np.int64(0)
-    if par.discard_wins:
-        c[k] += 1
-        if _complete(q, t, tabs, wk):
-            counted, total = _win_value(q, k, np.int64(F_KONG) if rob else np.int64(0), t,
-                                        par, rules, wk.score)
-            if total >= 0:
-                n = _put(t, n, A_WIN, np.int64(-1))
-        c[k] -= 1
+    if win:
+        n = _put(t, n, A_WIN, np.int64(-1))
     if not rob and k != wild and par.claims and s.n_melds < 4:
         if c[k] == 3 and h.taken < h.limit:
             n = _put(t, n, A_KONG, k)
         if c[k] >= 2:
             n = _put(t, n, A_PUNG, k)
         if q == (cur + 1) % 4 and k < 27:
-            r = k % 9
             for first in range(k - 2, k + 1):
-                if first < k - r or first + 2 > k - r + 8:
-                    continue
-                ok = True
-                for i in range(3):
-                    x = first + i
-                    if x != k and (c[x] == 0 or x == wild):
-                        ok = False
-                if ok:
+                if _chow_fits(c, k, first, wild):
                     n = _put(t, n, A_CHOW, first)
     h.n_legal = _put(t, n, A_PASS, np.int64(-1))
     return n
 
 
+@njit(cache=True, inline="always")
+def _outside_wins(cur, k, rob, t, par, rules, tabs, wk):
+    """The seats played from outside that could declare a win on ``cur``'s tile ``k`` (a
+    discard, or with ``rob`` a tile added to a pung), as bits: any complete hand the rule
+    set scores, one below the bar a P胡.  Inlined into :func:`advance`, which holds the
+    evaluator anyway (an option kernel calling it would compile the evaluator once more)."""
+    wins = np.int64(0)
+    if not par.discard_wins:
+        return wins
+    for step in range(1, 4):
+        q = (cur + step) % 4
+        if t.seats[q].policy != POLICY_OUTSIDE or (par.solitaire and q != 0):
+            continue
+        t.conc[q, k] += 1
+        if _complete(q, t, tabs, wk):
+            counted, total = _win_value(q, k, np.int64(F_KONG) if rob else np.int64(0), t,
+                                        par, rules, wk.score)
+            if total >= 0:
+                wins |= np.int64(1) << q
+        t.conc[q, k] -= 1
+    return wins
+
+
 @njit(cache=True)
-def _gather(cur, k, rob, t, par, rules, tabs, wk):
+def _gather(cur, k, rob, wins, t, par):
     """Ask every seat played from outside that has an option on ``cur``'s tile ``k`` (a
-    discard, or with ``rob`` a tile added to a pung), in turn order, before any is resolved.
-    True: one is asked now (``hand.ask``); False: all have answered (``t.act``)."""
+    discard, or with ``rob`` a tile added to a pung; ``wins``: the seats that may declare a
+    win on it, :func:`_outside_wins`), in turn order, before any is resolved.  True: one is
+    asked now (``hand.ask``); False: all have answered (``t.act``)."""
     h = t.hand[0]
     for step in range(1, 4):
         q = (cur + step) % 4
@@ -1240,7 +1265,8 @@ def _gather(cur, k, rob, t, par, rules, tabs, wk):
             continue
         if par.solitaire and q != 0:
             continue
-        if _legal_claim(q, cur, k, rob, t, par, rules, tabs, wk) > 0 and t.act[q, 0] == A_NONE:
+        if (_legal_claim(q, cur, k, rob, (wins >> q) & 1 != 0, t, par) > 0
+                and t.act[q, 0] == A_NONE):
             h.ask = Q_ROB if rob else Q_CLAIM
             h.ask_seat = q
             return True
@@ -1249,10 +1275,11 @@ def _gather(cur, k, rob, t, par, rules, tabs, wk):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _declare(q, k, flags, frm, t, par, rules, wk, out, out_fans):
     """Player ``q`` (played from outside) declares a win on ``k`` (in its hand already): a
-    win if it reaches the bar, else a P胡 (``out.false_win``); either ends the hand."""
+    win if it reaches the bar, else a P胡 (``out.false_win``); either ends the hand.
+    Inlined: the evaluator is compiled into :func:`advance` only."""
     counted, total = _win_value(q, k, flags, t, par, rules, wk.score)
     _record(out, out_fans, t, q, flags, counted, total, wk.score.fan, k, frm,
             counted < par.minimum)
@@ -1464,17 +1491,9 @@ def decide(p, ask, tile, frm, flags, par, tabs, rules, dirs, fast, t, wk, answer
             answer[1] = tile
             return
     if p == (frm + 1) % 4 and tile < 27:
-        r = tile % 9
         for first in range(tile - 2, tile + 1):
-            if first < tile - r or first + 2 > tile - r + 8:
-                continue
-            ok = True
-            for i in range(3):
-                x = first + i
-                if x != tile and (c[x] == 0 or x == wild):
-                    ok = False
-            if ok and _accept(p, np.int64(M_CHOW), tile, first, frm, t, par, tabs, dirs,
-                              None, fast, wk):
+            if _chow_fits(c, tile, first, wild) and _accept(
+                    p, np.int64(M_CHOW), tile, first, frm, t, par, tabs, dirs, None, fast, wk):
                 answer[0] = A_CHOW
                 answer[1] = first
                 return

@@ -209,7 +209,7 @@ def _pungs_need(v, mask):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def direction_need(d, v, jokers, kinds, nm, dirs, tabs, ps):
     """Need of direction ``d`` for the read-in hand ``v`` (see :func:`read_in`)."""
     info = dirs.info
