@@ -28,7 +28,7 @@ from .errors import HandError, short_repr
 from .table.actions import Action, from_kernel
 from .table.observation import Observation, check_observation, seen_counts
 
-__all__ = ["decide", "Bot", "POLICIES"]
+__all__ = ["decide", "Bot", "POLICIES", "self_flags"]
 
 _ASK = {"exchange": S.Q_EXCHANGE, "turn": S.Q_TURN, "discard": S.Q_DISCARD,
         "claim": S.Q_CLAIM, "rob": S.Q_ROB}
@@ -59,7 +59,7 @@ class _Kit:
 
 def _params(obs, options, slack, commit, break_from):
     from .rules import get_rules
-    from .sim.engine import params
+    from .sim.params import params
     rs = get_rules(obs.rules)
     opts = dict(options or {})
     rs, par = params(rs, obs.level, round_wind=obs.round_wind,
@@ -133,7 +133,7 @@ class Bot:
         elif ask in (S.Q_CLAIM, S.Q_ROB):
             tile = obs.tile
         frm = -1 if obs.from_seat is None else obs.from_seat
-        flags = _self_flags(obs)
+        flags = self_flags(obs)
         with first_run.family("bot"):
             G.decide(p, ask, tile, frm, flags, par, kit.tabs, kit.rules, kit.dirs, kit.fast, t,
                      kit.wk, kit.answer)
@@ -146,7 +146,7 @@ class Bot:
         return act
 
 
-def _self_flags(obs):
+def self_flags(obs):
     """A self-drawn win's situation flags, from what the player sees."""
     flags = L.F_SELF_DRAWN
     if obs.wall_left <= 0:

@@ -295,3 +295,15 @@ def test_text_table_aligns_by_display_width():
     assert text_table.width("番种ab") == 6
     lines = text_table.table(("名", "n"), [["清一色", "24"], ["x", "8"]], right=(1,))
     assert lines == ["  名       n", "  ------  --", "  清一色  24", "  x        8"]
+
+
+def test_every_package_is_shipped():
+    """A non-editable install carries every package of mjkit (pyproject lists them by name:
+    ``mjkit.table`` was missing, so ``pip install .`` had no Table)."""
+    import tomllib
+
+    conf = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+    listed = set(conf["tool"]["setuptools"]["packages"])
+    found = {_module_name(p) for p in PACKAGE.rglob("__init__.py")
+             if "__pycache__" not in p.parts}
+    assert found - listed == set()

@@ -16,7 +16,7 @@ from mjkit.app.server import check_options
 from mjkit.errors import HandError
 from mjkit.reach import Wait, WaitsResult
 from mjkit.shanten import shanten
-from mjkit.sim.engine import params
+from mjkit.sim.params import params
 from mjkit.tiles import tile_name
 from mjkit.widgets.state import BuilderState
 

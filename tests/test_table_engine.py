@@ -151,7 +151,8 @@ def test_actions_in_notation_and_their_errors_leave_the_table_unchanged():
     missing = next(k for k in range(27) if k not in held)
     from mjkit.tiles import tile_to_str
     for bad, why in [(f"discard {tile_to_str(missing)}", "not a legal action"),
-                     ("pung", "not a legal action"), ("discard 9x", ""), (42, "")]:
+                     ("pung", "not a legal action"), ("discard 9x", "unknown character"),
+                     (42, "an action is an Action or text")]:
         with pytest.raises(HandError, match=why):
             t.step(bad)
     with pytest.raises(HandError, match="not seat 2's decision"):

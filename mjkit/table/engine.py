@@ -243,7 +243,7 @@ class Table:
                  exchange=None, wait_rule=None, wall_level=None, exhaust=120,
                  discard_wins=None, claims=True, slack=4, commit=5, break_from=1):
         from ..rules import get_rules
-        from ..sim.engine import MAX_FIRST, params
+        from ..sim.params import MAX_FIRST, params
         rs = get_rules(rules)
         seed = _seed(seed)
         hand = whole("hand", hand, 0, MAX_FIRST)
@@ -475,30 +475,10 @@ class Table:
 
     def _hand_text(self, p, tile, flags):
         """The notation of position ``p``'s declared hand (its tiles now, ``tile`` won)."""
-        from .._kernels import layout as L
-        t = self._t
-        parts = []
-        for i in range(int(t.seats[p]["n_melds"])):
-            kind, k = int(t.mtype[p, i]), int(t.mtile[p, i])
-            if kind == L.M_CHOW:
-                parts.append(f"[{tiles_to_str([k, k + 1, k + 2])}]")
-            elif kind == L.M_CKONG:
-                parts.append("{" + tiles_to_str([k] * 4) + "}")
-            else:
-                parts.append(f"[{tiles_to_str([k] * (3 if kind == L.M_PUNG else 4))}]")
-        counts = t.conc[p].copy()
-        counts[tile] -= 1
-        parts.append(tiles_to_str(np.repeat(np.arange(len(counts)), counts)) + " " +
-                     tile_to_str(tile))
-        sit = [name for bit, name in ((L.F_SELF_DRAWN, "self_drawn"), (L.F_KONG, "kong"),
-                                      (L.F_LAST_WALL, "last_wall"),
-                                      (L.F_HEAVENLY_HAND, "heavenly_hand"),
-                                      (L.F_EARTHLY_HAND, "earthly_hand")) if flags & bit]
-        sit += [f"seat={'ESWN'[p]}", f"round={'ESWN'[self.round_wind]}"]
-        mask = int(t.seats[p]["flower_mask"])
-        if mask:
-            sit.append("flowers=" + tiles_to_str([34 + i for i in range(8) if mask >> i & 1]))
-        return "".join(parts) + " | " + " ".join(sit)
+        from .state import declared_text
+        snap = self._fold.snapshot
+        return declared_text(snap.melds[p], self._t.conc[p], tile, flags, p, self.round_wind,
+                             snap.flowers[p])
 
     # ------------------------------------------------------------ records
 
@@ -517,7 +497,7 @@ class Table:
         return self._fold.snapshot
 
     @classmethod
-    def replay(cls, events, *, states=False):
+    def replay(cls, events, *, states=False, on_decision=None):
         """Play a hand's recorded events again and check every one.
 
         ``events`` is a hand's list of events (``Table.events``, or a ``HandLog`` of
@@ -528,6 +508,12 @@ class Table:
         Returns the replayed :class:`Table` (``states=True``: with ``.states``, the
         snapshot after every event).
 
+        ``on_decision(table, action, index)``, if given, is called at every decision read
+        from the record, before it is played: ``table`` stands where the seat
+        ``table.to_act`` decides (``observe``, ``legal_actions``), ``action`` is what the
+        record says it did and ``index`` the record's event where it shows (the review
+        rates each decision this way).
+
         Raises
         ------
         HandError
@@ -535,7 +521,7 @@ class Table:
             the record implies that is not legal.
         """
         from .replay import replay
-        return replay(cls, events, states=states)
+        return replay(cls, events, states=states, on_decision=on_decision)
 
     def __repr__(self):
         state = f"done: {self.outcome.result}" if self.done else \

@@ -228,9 +228,6 @@ def check_observation(obs):
         v = getattr(obs, name)
         if not isinstance(v, tuple) or len(v) != 4 or not all(isinstance(x, tuple) for x in v):
             raise HandError(f"observation: {name} must be four tuples, one per position")
-    counts = np.zeros(N_KINDS, np.int64)
-    for k in obs.hand:
-        counts[k] += 1
     for p in range(4):
         if len(obs.melds[p]) > 4:
             raise HandError(f"observation: seat {p} has {len(obs.melds[p])} melds (at most 4)")
@@ -243,20 +240,16 @@ def check_observation(obs):
                                 f"{tile_to_str(m.tile)}")
             _opt_int(m.claimed, f"seat {p}'s claimed tile", 0, N_KINDS - 1)
             _opt_int(m.from_seat, f"seat {p}'s meld source", 0, 3)
-            if m.kind == "chow":
-                for i in range(3):
-                    counts[m.tile + i] += 1
-            else:
-                counts[m.tile] += 3 if m.kind == "pung" else 4
-            if m.claimed is not None:
-                counts[m.claimed] -= 1
         for d in obs.discards[p]:
             if not isinstance(d, tuple) or len(d) != 2 or not isinstance(d[1], bool):
                 raise HandError(f"observation: seat {p}'s discard {short_repr(d)} must be "
                                 "(kind, taken)")
-            counts[_int(d[0], f"seat {p}'s discard", 0, N_KINDS - 1)] += 1
+            _int(d[0], f"seat {p}'s discard", 0, N_KINDS - 1)
         for f in obs.flowers[p]:
             _int(f, f"seat {p}'s flower", N_KINDS, N_KINDS + 7)
+    counts = seen_counts(obs)            # the melds and discards, checked above
+    for k in obs.hand:
+        counts[k] += 1
     over = np.flatnonzero(counts > 4)
     if len(over):
         raise HandError(f"observation: {tile_to_str(int(over[0]))} is seen "

@@ -105,7 +105,7 @@ def _decision(table, rec, i, lines):
     return Action("pass")
 
 
-def replay(cls, events, *, states=False):
+def replay(cls, events, *, states=False, on_decision=None):
     """See :meth:`mjkit.table.Table.replay`."""
     rec, lines = _events(events)
     if not rec or not isinstance(rec[0], dict) or rec[0].get("e") != "hand":
@@ -160,6 +160,8 @@ def replay(cls, events, *, states=False):
     check()
     while not table.done:
         act = _decision(table, rec, done, lines)
+        if on_decision is not None:
+            on_decision(table, act, done)
         try:
             table.step(act)
         except HandError as e:

@@ -39,7 +39,7 @@ from ..tiles import (N_KINDS, N_TILES, parse_tiles, tile_from_str, tile_to_str, 
 from ..validate import MAX_LEVEL
 
 __all__ = ["Meld", "Snapshot", "Fold", "fold", "EVENTS", "RESULTS", "WAIT_RULES",
-           "parse_event", "fan_keys_of", "MAX_NAME"]
+           "parse_event", "fan_keys_of", "MAX_NAME", "declared_text", "situation_names"]
 
 #: The events of a hand and their fields (required, optional), see ``docs/records.md``.
 EVENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -108,6 +108,54 @@ class Meld:
         if self.kind == "chow":
             return (self.tile, self.tile + 1, self.tile + 2)
         return (self.tile,) * (3 if self.kind == "pung" else 4)
+
+
+def _meld_notation(m: Meld) -> str:
+    if m.kind == "concealed_kong":
+        return "{" + tiles_to_str(m.tiles) + "}"
+    return "[" + tiles_to_str(m.tiles) + "]"
+
+
+def situation_names(flags: int) -> list:
+    """The situation words of a win's kernel flags (``layout.F_*``), as :func:`mjkit.score`
+    reads them after ``|``: ``self_drawn``, ``kong`` (杠上开花, or 抢杠和 on another's tile),
+    ``last_wall``, ``heavenly_hand``, ``earthly_hand``."""
+    from .._kernels import layout as L
+    return [name for bit, name in ((L.F_SELF_DRAWN, "self_drawn"), (L.F_KONG, "kong"),
+                                   (L.F_LAST_WALL, "last_wall"),
+                                   (L.F_HEAVENLY_HAND, "heavenly_hand"),
+                                   (L.F_EARTHLY_HAND, "earthly_hand")) if flags & bit]
+
+
+def declared_text(melds: Iterable[Meld], concealed: Iterable[int], tile: int, flags: int,
+                  seat: int, round_wind: int, flowers: Iterable[int] = ()) -> str:
+    """The notation of a declared hand, its situation after ``|``: the text
+    :func:`mjkit.score` reads (the table's outcome and the coach's win check both write it
+    here).
+
+    Parameters
+    ----------
+    melds : Meld
+        The seat's melds (a concealed kong is written ``{5555m}``).
+    concealed : int
+        Concealed tiles per kind (34 counts), the winning tile included.
+    tile : int
+        The winning tile (written last).
+    flags : int
+        The situation (kernel flags ``layout.F_*``, :func:`situation_names`).
+    seat, round_wind : int
+    flowers : int
+        The seat's flowers (34..41).
+    """
+    counts = [int(x) for x in concealed]
+    counts[tile] -= 1
+    parts = [_meld_notation(m) for m in melds]
+    parts.append(tiles_to_str(tiles_of_counts(counts)) + " " + tile_to_str(tile))
+    sit = situation_names(flags) + [f"seat={_WINDS[seat]}", f"round={_WINDS[round_wind]}"]
+    fl = sorted(flowers)
+    if fl:
+        sit.append("flowers=" + tiles_to_str(fl))
+    return "".join(parts) + " | " + " ".join(sit)
 
 
 @dataclass(frozen=True)

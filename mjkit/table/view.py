@@ -41,11 +41,11 @@ def _size(size: Any) -> int:
 
 
 def _events(hand: Any) -> list:
-    """The events of a HandLog or of a list of events."""
-    from .record import HandLog
-
-    if isinstance(hand, HandLog):
-        return hand.events
+    """The events of a HandLog (anything with an ``events`` list: the view reads records
+    without importing :mod:`.record`, which imports the view) or of a list of events."""
+    events = getattr(hand, "events", None)
+    if isinstance(events, list):
+        return events
     if isinstance(hand, (str, bytes, dict)) or not hasattr(hand, "__iter__"):
         raise HandError(f"expected a HandLog or a hand's list of events, got "
                         f"{type(hand).__name__}")
@@ -303,9 +303,7 @@ def summary_html(record: Any, *, lang: str = "zh", size: int = 32) -> str:
     lang : {"zh", "en"}
     size : int
     """
-    from .record import Record
-
-    if not isinstance(record, Record):
+    if not isinstance(getattr(record, "hands", None), list):
         raise HandError(f"expected a Record, got {type(record).__name__}")
     lang = check_lang(lang)
     e = html.escape
