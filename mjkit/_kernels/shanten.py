@@ -264,7 +264,7 @@ def _keys(ws, cnt_at, at):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dist_dp(ws, n, chows, out):
     """Exact (s, p) distances of the group at ``ws[W_P:]`` with limits ``ws[W_PC:]``.
 
@@ -316,7 +316,7 @@ def _dist_dp(ws, n, chows, out):
             ws[out + 2 * s + p] = ws[cur + (2 * s + p) * 25]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _load(ws, cnt_at, cap_at, g, fast, key, stab, htab, out):
     """(s, p) distances of group ``g`` of the counts at ``ws[cnt_at:]``.
 
@@ -432,7 +432,7 @@ def need_keys(ws, at, n_sets, stab, htab):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _regular(ws, cnt_at, cap_at, keys_at, fast_mask, n_sets, want_useful, stab, htab):
     """Need of ``n_sets`` sets and a pair from the counts at ``ws[cnt_at:]``.
 
@@ -613,7 +613,7 @@ def _knitted_rest_keys(ws, k):
             ws[W_KKEYS + t // 9] -= _POW5[t % 9]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _knitted_straight(ws, n_melds, fast_mask, bound, want_useful, stab, htab):
     """组合龙: a knitted sequence (9 tiles) plus ``1 - n_melds`` sets and a pair.
 
@@ -681,7 +681,7 @@ def _knitted_straight(ws, n_melds, fast_mask, bound, want_useful, stab, htab):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _analyse_ws(ws, n_melds, limit, mode, stab, htab):
     """:func:`analyse` on a hand read by :func:`_scan`, limits at ``ws[W_CAP:]``.
 
@@ -793,7 +793,7 @@ def _set_limits(ws, n_melds, melded, i, limit):
             ws[W_CAP_STATE] = state
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def analyse(cnt, n_melds, melded, limit, mode, stab, htab, ws):
     """Need of every form for one hand; returns the overall need.
 
