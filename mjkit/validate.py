@@ -64,6 +64,20 @@ def whole(name: str, x, lo: int | None = None, hi: int | None = None) -> int:
     return int(v)
 
 
+def number(name: str, x, lo: float, hi: float) -> float:
+    """``x`` as a float, or HandError naming ``name`` unless a finite number in ``lo..hi``
+    (an int or a float; booleans and strings are refused)."""
+    import math
+
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer,
+                                                             np.floating)):
+        raise HandError(f"{name} must be a number, got {short_repr(x)}")
+    v = float(x)
+    if not math.isfinite(v) or not lo <= v <= hi:
+        raise HandError(f"{name} must be a number in {lo}..{hi}, got {short_repr(x)}")
+    return v
+
+
 def seed(x, name: str = "seed") -> int:
     """A seed: a whole number >= 0, reduced to 63 bits."""
     return whole(name, x, 0) % (1 << 63)

@@ -30,7 +30,7 @@ LATE = ("test_sim.py", "test_policy.py", "test_study.py", "test_solo.py",
         "test_browser.py", "test_classroom.py", "test_class_guard.py", "test_kernel_guard.py",
         "test_widgets_served.py", "test_slow_inputs.py", "test_visible_arg.py",
         "test_table_engine.py", "test_table_session.py", "test_table_record.py",
-        "test_table_view.py")
+        "test_table_view.py", "test_review.py", "test_play_widget.py")
 
 #: What the helper runs: the game kernel, without and with the value-aware
 #: directions (each is its own compilation; dazhong32 and gb tables have the same

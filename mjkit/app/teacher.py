@@ -22,6 +22,7 @@ import json
 from .. import messages as M
 from ..errors import HandError
 from ..fonts import font_face_css
+from ..spreadsheet import csv_text, formula_like
 
 __all__ = ["join_page", "teacher_page", "denied_page", "message_page", "summary_json",
            "rates_svg", "results_csv", "results_xlsx", "qr_svg", "qr_text"]
@@ -226,10 +227,6 @@ refresh(); setInterval(refresh, 2000);
 _WHOLE = ("seat", "question")
 _FLAG = ("correct",)
 _TIME = ("answered_at",)
-#: What makes a spreadsheet read a CSV cell as a formula (OWASP "CSV Injection"),
-#: with the full-width forms some spreadsheets also accept.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d",
-                  "\uff20")
 #: Longest text an Excel cell holds.
 _XLSX_TEXT = 32767
 
@@ -278,15 +275,6 @@ def _table(frame) -> tuple[list, list]:
     return header, rows
 
 
-def _csv_text(text: str) -> str:
-    """A text cell for CSV: a leading ``'`` when a spreadsheet would read it as a formula."""
-    return "'" + text if _formula_like(text) else text
-
-
-def _formula_like(text: str) -> bool:
-    return text.startswith(_FORMULA_START)
-
-
 def results_csv(frame) -> bytes:
     """Every answer as CSV (UTF-8 with a BOM, for a spreadsheet).
 
@@ -298,10 +286,10 @@ def results_csv(frame) -> bytes:
 
     header, rows = _table(frame)
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow([_csv_text(h) for h in header])
+    csv.writer(out, lineterminator="\n").writerow([csv_text(h) for h in header])
     body = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     for row in rows:
-        body.writerow([_csv_text(v) if isinstance(v, str) else
+        body.writerow([csv_text(v) if isinstance(v, str) else
                        v.isoformat(sep=" ") if hasattr(v, "isoformat") else v for v in row])
     return out.getvalue().encode("utf-8-sig")
 
@@ -333,7 +321,7 @@ def results_xlsx(frame) -> bytes:
                 # assigning a str makes "=..." a formula and "#N/A" an error: force text
                 cell.value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", v)[:_XLSX_TEXT]
                 cell.data_type = "s"
-                if _formula_like(v):
+                if formula_like(v):
                     cell.quotePrefix = True      # Excel keeps it text when it is edited
             elif isinstance(v, datetime.datetime):
                 if v.tzinfo is not None:

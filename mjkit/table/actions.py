@@ -43,7 +43,7 @@ from ..tiles import N_KINDS, N_TILES, scan_tiles, tile_to_str, tiles_to_str
 __all__ = [
     "KINDS", "A_NONE", "A_DISCARD", "A_CHOW", "A_PUNG", "A_KONG", "A_WIN", "A_PASS",
     "A_EXCHANGE", "KERNEL_CODES", "Action", "parse_action", "as_action", "resolve",
-    "to_kernel", "from_kernel", "exchange_choices", "MAX_EXCHANGE",
+    "to_kernel", "from_kernel", "exchange_choices", "MAX_EXCHANGE", "action_text",
 ]
 
 #: The kinds of action, in the order of their kernel codes.
@@ -473,3 +473,26 @@ def exchange_choices(counts34: Any, wild_kind: Any = None) -> list[Action]:
             if all(combo.count(k) <= counts[k] for k in set(combo)):
                 out.append(Action("exchange", tiles=combo))
     return out
+
+
+def action_text(action, lang="zh"):
+    """An action in words for a person (a button, the coach, the review): ``打 5万``,
+    ``碰 7饼``, ``吃 345万``, ``和`` / ``discard 5m`` ...; ``action`` is an :class:`Action` or
+    its notation."""
+    from .. import messages as M
+    from ..pictures import tile_label
+
+    a = as_action(action)
+    if a.kind in ("win", "pass"):
+        return M.text("action." + a.kind, lang)
+    if a.kind == "exchange":
+        if not a.tiles:
+            return M.text("action.keep", lang)
+        return M.text("action.exchange", lang,
+                      tiles=" ".join(tile_label(k, lang) for k in a.tiles))
+    if a.kind == "chow" and a.tile is not None:
+        return M.text("action.chow", lang,
+                      tiles="".join(tile_label(a.tile + i, lang) for i in range(3)))
+    if a.tile is None:
+        return M.text("action." + a.kind, lang, tile="").strip()
+    return M.text("action." + a.kind, lang, tile=tile_label(a.tile, lang))

@@ -64,6 +64,14 @@ def _decision(table, rec, i, lines):
                         f"is asked ({asking}): it is truncated")
     ev = rec[i]
     name = ev.get("e")
+    if asking == "turn" and name == "pass" and ev.get("seat") == seat:
+        # a win on its own draw let go ("pass"), then its move
+        if i + 1 >= len(rec):
+            raise HandError(f"{_where(lines, i)}: the record ends while seat {seat} is to "
+                            "play: it is truncated")
+        i += 1
+        ev = rec[i]
+        name = ev.get("e")
     if asking in ("turn", "discard"):
         if ev.get("seat") != seat:
             raise HandError(f"{_where(lines, i)}: seat {seat} is to play ({asking}), but the "

@@ -67,7 +67,9 @@ _UNSET = object()
 #: The options a session's record header holds (``"session"``): the session's, then the
 #: tables'.
 _TABLE_KEYS = ("exchange", "wild", "wait_rule")
-_OPTION_KEYS = ("hands", "rounds", "next_dealer", "substitute", "sit_out") + _TABLE_KEYS
+_OPTION_KEYS = ("hands", "rounds", "next_dealer", "substitute", "sit_out", "level") + _TABLE_KEYS
+#: Options a record written before they existed may lack (and their value then).
+_OPTION_DEFAULTS = {"level": 0}
 
 
 @dataclass(frozen=True)
@@ -304,6 +306,9 @@ class Session:
     path : str or os.PathLike, optional
         A new file the record is written to hand by hand as hands end (each hand
         flushed to disk when it ends, so a crash loses no finished hand).
+    level : int, default 0
+        The first dealer's 连拉 level (连N拉N) at the first hand: a session can start on a
+        streak, as a practice of a dealer at 连N does (rule sets with 连拉 only).
 
     Attributes
     ----------
@@ -338,14 +343,15 @@ class Session:
     def __init__(self, rules="dazhong32", *, seed=0,
                  players=("you", "strong", "strong_break", "strong_break"),
                  hands=None, rounds=None, next_dealer="next", substitute="strong",
-                 sit_out=None, exchange=None, wild=_UNSET, wait_rule=None, path=None):
+                 sit_out=None, exchange=None, wild=_UNSET, wait_rule=None, path=None,
+                 level=0):
         if path is not None:
             path = _path(path)
         table_options = {"exchange": exchange, "wait_rule": wait_rule}
         if wild is not _UNSET:
             table_options["wild"] = wild
         self._setup(rules, seed, players, hands, rounds, next_dealer, substitute, sit_out,
-                    table_options)
+                    table_options, level)
         self.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         self.table = self._deal()       # checks wild and wait_rule before any file is made
         # the options as the table read them, so that a record says them whole
@@ -368,7 +374,7 @@ class Session:
         self._sync()
 
     def _setup(self, rules, seed, players, hands, rounds, next_dealer, substitute, sit_out,
-               table_options):
+               table_options, level=0):
         """Check the arguments and set up a session before its first hand."""
         self.rules = get_rules(rules)
         self.seed = V.seed(seed)
@@ -395,7 +401,11 @@ class Session:
         self.sit_out = self.streaks if sit_out is None else V.boolean(sit_out, "sit_out")
         # exchange, wild and wait_rule are the Table's: it checks them at the first deal.
         self._table_options = dict(table_options)
-        self._state = SessionState()
+        self.start_level = V.level(level, "level (lianla)")
+        if self.start_level and not self.streaks:
+            raise HandError(f"rule set {self.rules.name!r} has no 连拉: a session of it starts "
+                            "at level 0")
+        self._state = SessionState(level=self.start_level)
         self._hands = []
         self._scores = [0, 0, 0, 0]
         self._sub_scores = [0, 0, 0, 0]
@@ -433,6 +443,9 @@ class Session:
         try:
             header = writer.header
             opts = header.get("session")
+            if isinstance(opts, dict):
+                opts = {**{k: v for k, v in _OPTION_DEFAULTS.items() if k not in opts},
+                        **opts}
             if not isinstance(opts, dict) or set(opts) != set(_OPTION_KEYS):
                 raise HandError(f"{str(path)!r} is not a session's record: its header's "
                                 f"'session' must hold {', '.join(_OPTION_KEYS)}",
@@ -441,7 +454,8 @@ class Session:
             try:
                 self._setup(header["rules"], header["seed"], players, opts["hands"],
                             opts["rounds"], opts["next_dealer"], opts["substitute"],
-                            opts["sit_out"], {k: opts[k] for k in _TABLE_KEYS})
+                            opts["sit_out"], {k: opts[k] for k in _TABLE_KEYS},
+                            opts["level"])
             except HandError as exc:
                 raise HandError(f"record line 1: the session's options: {exc}",
                                 code="damaged") from None
@@ -673,7 +687,7 @@ class Session:
         own and the tables' (``exchange``, ``wild``, ``wait_rule`` as the table read them)."""
         return {"hands": self.hands_limit, "rounds": self.rounds_limit,
                 "next_dealer": self.next_dealer, "substitute": self.substitute,
-                "sit_out": self.sit_out, **self._table_options}
+                "sit_out": self.sit_out, "level": self.start_level, **self._table_options}
 
     def record(self):
         """The finished hands as a checked :class:`~mjkit.table.record.Record`: the header

@@ -18,7 +18,7 @@ entries ``record.*``).
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, Iterable
 
 from .. import messages as M
 from ..errors import HandError
@@ -68,10 +68,11 @@ def _tile_of(text: str) -> int:
     return tile_from_str(text)
 
 
-def event_text(event: dict | None, lang: str = "zh") -> str:
+def event_text(event: dict | None, lang: str = "zh", hidden: Iterable[int] = ()) -> str:
     """An event in words, e.g. ``东家 打出 5万`` / ``East discards 5m``.
 
-    The event is taken as a fold accepted it (see :mod:`mjkit.table.state`).
+    The event is taken as a fold accepted it (see :mod:`mjkit.table.state`).  A draw or an
+    exchange of a seat in ``hidden`` is told without its tiles (what another player sees).
     """
     lang = check_lang(lang)
     if event is None:
@@ -88,6 +89,8 @@ def event_text(event: dict | None, lang: str = "zh") -> str:
         names = M.value("builder.rule_sets", lang)
         return _t("ev.hand", lang, hand=event["hand"], rules=names.get(event["rules"],
                                                                       event["rules"]))
+    if e in ("draw", "exchange") and event["seat"] in hidden:
+        return _t("ev." + e + "_hidden", lang, seat=f["seat"])
     if e == "draw":
         return _t("ev.draw_back" if event["back"] else "ev.draw", lang, **f)
     if e == "exchange":
@@ -127,7 +130,8 @@ def _meld_states(meld, wild) -> list:
     return [None] * len(meld.tiles)
 
 
-def _seat_html(snap: Snapshot, seat: int, size: int, lang: str) -> str:
+def _seat_html(snap: Snapshot, seat: int, size: int, lang: str, hidden: bool = False,
+               omitted: bool = False) -> str:
     e = html.escape
     wild = snap.wild
     ev = snap.event or {}
@@ -147,7 +151,13 @@ def _seat_html(snap: Snapshot, seat: int, size: int, lang: str) -> str:
         hand.append(won)
         states = [("wild",) if t == wild else None for t in hand[:-1]]
         states.append(("win", "wild") if won == wild else ("win",))
-    parts = [_row(hand, states, size, lang)]
+    if omitted and r is None:
+        parts = []                          # drawn by the caller (a player's own tiles)
+    elif hidden and r is None:
+        # face down, and nothing of the tiles in the page (a tile's picture names it)
+        parts = [_row([0] * len(hand), [("concealed",)] * len(hand), size, lang)]
+    else:
+        parts = [_row(hand, states, size, lang)]
     for m in snap.melds[seat]:
         parts.append(_row(m.tiles, _meld_states(m, wild), size, lang))
     small = max(12, round(size * _SMALL))
@@ -204,8 +214,8 @@ def _result_html(snap: Snapshot, lang: str) -> str:
     return "".join(out)
 
 
-def hand_html(snapshot: Snapshot, *, lang: str = "zh", size: int = 32, total: int | None = None
-              ) -> str:
+def hand_html(snapshot: Snapshot, *, lang: str = "zh", size: int = 32, total: int | None = None,
+              hidden: Iterable[int] = (), omitted: Iterable[int] = ()) -> str:
     """The table at one moment of a hand, as HTML.
 
     Parameters
@@ -219,6 +229,12 @@ def hand_html(snapshot: Snapshot, *, lang: str = "zh", size: int = 32, total: in
         drawn smaller.
     total : int, optional
         The hand's number of events, to show "event i of n".
+    hidden : positions
+        Seats whose concealed tiles are drawn face down until the hand is over (a player
+        at the table sees only their own): the page then holds nothing of those tiles.
+    omitted : positions
+        Seats whose concealed tiles are not drawn until the hand is over (the practice
+        table draws the learner's own as buttons).
 
     Returns
     -------
@@ -258,12 +274,14 @@ def hand_html(snapshot: Snapshot, *, lang: str = "zh", size: int = 32, total: in
                     f'{e(_t("wall", lang, n=snap.wall_left))}</span>')
     if total is not None:
         info.append(e(_t("step", lang, i=snap.index, n=total)))
-    seats = "".join(_seat_html(snap, s, size, lang) for s in range(4)) if snap.players else ""
+    hidden, omitted = set(hidden), set(omitted)
+    seats = "".join(_seat_html(snap, s, size, lang, s in hidden, s in omitted)
+                    for s in range(4)) if snap.players else ""
     return (f'<div class="mjkit-table" data-index="{snap.index}" '
             f'style="font-family:{css_stack()};font-size:13px">'
             f'<div style="color:#555">{" · ".join(info)}</div>'
             f'<div class="mjkit-event" style="font-weight:bold;margin:4px 0">'
-            f'{e(event_text(snap.event, lang))}</div>'
+            f'{e(event_text(snap.event, lang, hidden if snap.result is None else ()))}</div>'
             f"{seats}{_result_html(snap, lang)}</div>")
 
 

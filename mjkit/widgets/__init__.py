@@ -22,8 +22,12 @@ def __getattr__(name):          # ipywidgets only when a widget is asked for
         from .quiz import QuizWidget
 
         return QuizWidget
+    if name == "PlayTable":
+        from .play import PlayTable
+
+        return PlayTable
     raise AttributeError(name)
 
 
 __all__ = ["BuilderState", "CombinationExplorer", "FanView", "fan_view", "HandBuilder",
-           "QuizWidget"]
+           "PlayTable", "QuizWidget"]
