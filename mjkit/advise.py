@@ -269,7 +269,8 @@ class Advice:
         return "\n".join(lines)
 
     def table(self, lang="en"):
-        """The rows as aligned text lines (what ``python -m mjkit advise`` prints)."""
+        """The rows as aligned text lines (what ``python -m mjkit advise`` prints), then a
+        line saying what each column is."""
         from .text_table import table
 
         lang = check_lang(lang)
@@ -280,7 +281,8 @@ class Advice:
                          f"{r.exp_per_hand:.2f}", "-" if r.distance is None else str(r.distance),
                          _useful_text(r.useful) or "-", str(r.live),
                          "-" if main is None else f"{main.hand} {percent(main.p_alone)}"])
-        return table(M.value("advise.columns", lang), rows, right=(1, 2, 3, 4, 6))
+        return (table(M.value("advise.columns", lang), rows, right=(1, 2, 3, 4, 6)) + "\n"
+                + M.text("advise.legend", lang))
 
     def __str__(self):
         return self.summary()

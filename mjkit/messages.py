@@ -304,6 +304,14 @@ _CATALOGUE: dict[str, tuple[Any, Any]] = {
     "advise.columns": (("打", "和牌概率", "平均番", "每手番", "向听", "有效牌", "张数", "主要目标"),
                        ("discard", "p_win", "exp_fans", "per hand", "distance", "useful",
                         "live", "main target")),
+    "advise.legend": ("和牌概率：剩下的摸牌里和出够番的和牌的概率；平均番：和了时的平均计番；"
+                      "每手番 = 和牌概率 × 平均番；向听：离够番的和牌还差几张；有效牌：能减少向听的牌"
+                      "（未见张数）；主要目标：最可能做成的够番牌型和单做它的概率",
+                      "p_win: chance of a win worth the bar within the draws left; exp_fans: "
+                      "average counted fans of such a win; per hand = p_win × exp_fans; "
+                      "distance: tiles still to change for a win worth the bar; useful: the "
+                      "kinds that lower it (live copies); main target: the likeliest such hand "
+                      "and the chance of making it alone"),
 
     # ---- the classroom app (mjkit.app): the page a visitor beyond the cap sees
     "app.full.title": ("课堂已满", "The class is full"),

@@ -326,12 +326,14 @@ def test_simulate_command_prints_and_writes(capsys, tmp_path):
 
     out = tmp_path / "results.csv"
     code, text, err = run(capsys, "simulate", "--rules", "dazhong32", "--levels", "0-8",
-                          "--hands", "60", "--seed", "1", "--chunk", "40", "--out", str(out),
+                          "--hands", "24", "--seed", "1", "--chunk", "16", "--out", str(out),
                           "--no-progress")
     assert code == 0, err
-    api = simulate("dazhong32", levels=range(9), hands=60, seed=1, progress=False)
+    # the command line plays the shipped study's players (mjkit.sim.DEFAULT_STUDY)
+    api = simulate("dazhong32", levels=range(9), hands=24, seed=1, progress=False,
+                   dealer_policy="strong", others_policy="strong_break")
     lines = text.splitlines()
-    assert lines[0].startswith("dazhong32: 60 hands per level, seed 1")
+    assert lines[0].startswith("dazhong32: 24 hands per level, seed 1")
     row8 = next(line for line in lines if line.strip().startswith("连8拉8"))
     r = api.loc[8]
     assert f"{r.p_dealer:.4f} [{r.p_dealer_lo:.4f}, {r.p_dealer_hi:.4f}]" in row8
@@ -344,14 +346,17 @@ def test_simulate_command_prints_and_writes(capsys, tmp_path):
     assert (tmp_path / "results.png").read_bytes()[:4] == b"\x89PNG"
     saved = load_results(out)
     pd.testing.assert_frame_equal(pd.DataFrame(saved), pd.DataFrame(api))
-    assert saved.params["chunk"] == 40 and saved.params["seed"] == 1
+    assert saved.params["chunk"] == 16 and saved.params["seed"] == 1
+    assert (saved.params["dealer_policy"], saved.params["others_policy"]) == (
+        "strong", "strong_break")
 
 
 def test_simulate_command_json_plot_path_and_checkpoint(capsys, tmp_path):
     plot = tmp_path / "fig" / "odds.png"
     ck = tmp_path / "ck"
     argv = ["simulate", "--rules", "gb", "--levels", "0", "--hands", "50", "--plot", str(plot),
-            "--checkpoint", str(ck), "--json", "--no-progress", "--wild", "turned"]
+            "--checkpoint", str(ck), "--json", "--no-progress", "--wild", "turned",
+            "--dealer-policy", "value", "--others-policy", "break"]
     code, text, err = run(capsys, *argv)
     assert code == 0, err
     data = json.loads(text)

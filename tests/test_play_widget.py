@@ -126,6 +126,9 @@ def test_exam_mode_gives_no_hint_and_a_false_win_is_a_false_win_with_its_penalty
 def test_clicks_out_of_turn_and_forged_actions_change_nothing():
     w = PlayTable("dazhong32", seed=1, hands=1, opponents=OTHERS, lang="en", coach=False)
     t = w.table
+    # the page carries mjkit's own CJK font for the widget's text (no system font needed)
+    from mjkit.fonts import FAMILY
+    assert "@font-face" in w.style.value and FAMILY in w.style.value
     events = list(t.events)
     assert w.rating is None and w.coach_out.value == ""
     if t.asking == "exchange":

@@ -933,7 +933,7 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
                     counted, total = _win_value(cur, w, flags, t, par, rules, wk.score)
                     if counted >= par.minimum:
                         _record(out, out_fans, t, cur, flags, counted, total, wk.score.fan, w,
-                                np.int64(-1), False)
+                                np.int64(-1), np.bool_(False))
                         break
                     if total >= 0:
                         out.short += 1
@@ -963,7 +963,8 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
             continue
         if ph == PH_ROB:
             if outside is not None:
-                if _gather(cur, d, True, _outside_wins(cur, d, True, t, par, rules, tabs, wk),
+                if _gather(cur, d, np.bool_(True), _outside_wins(cur, d, True, t, par, rules,
+                                                                 tabs, wk),
                            t, par):
                     break
             if _win_on(cur, d, np.int64(F_KONG), t, par, rules, tabs, outside, wk, out,
@@ -1017,7 +1018,8 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
             continue
         # PH_CLAIMS: ``cur`` discarded ``d``
         if outside is not None:
-            if _gather(cur, d, False, _outside_wins(cur, d, False, t, par, rules, tabs, wk),
+            if _gather(cur, d, np.bool_(False), _outside_wins(cur, d, False, t, par, rules,
+                                                              tabs, wk),
                        t, par):
                 break
         # a win on the discard (rule sets that allow it), first player in turn order
@@ -1336,7 +1338,7 @@ def _win_on(cur, k, flags, t, par, rules, tabs, outside, wk, out, out_fans):
                 if flags & F_KONG:
                     out.robbed = 1
                 _record(out, out_fans, t, q, flags, counted, total, wk.score.fan, k, cur,
-                        False)
+                        np.bool_(False))
                 return True
             if total >= 0:
                 out.short += 1

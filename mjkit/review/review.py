@@ -39,12 +39,15 @@ class Decision:
     wall_left : int
         Tiles left in the wall then.
     rating : Rating
+    observation : Observation
+        What the player saw (the state the decision was taken in).
     """
 
     number: int
     event: int
     wall_left: int
     rating: Rating
+    observation: object = field(default=None, repr=False)
 
     def row(self, lang="en"):
         """The decision as a dict of plain values (a line of the table and the CSV)."""
@@ -294,5 +297,5 @@ def review(record, seats=None, *, mode="fast", engine="strong", progress=None):
         items = tqdm(found, desc="review", unit="decision")
     for n, (index, obs, legal, action) in enumerate(items, start=1):
         out.decisions.append(Decision(n, index, obs.wall_left,
-                                      rate(obs, legal, action, mode=mode, engine=engine)))
+                                      rate(obs, legal, action, mode=mode, engine=engine), obs))
     return out

@@ -88,7 +88,9 @@ def set_class(widget, prefix, name):
 
 def page_css():
     """The rules every widget's page needs (pictures that fit a phone, wrapping choices,
-    tile buttons)."""
+    tile buttons), and mjkit's own CJK font for the widgets' text: a machine without a
+    Chinese font shows the labels, fan names and messages all the same (the page carries
+    the font, :func:`mjkit.fonts.font_face_css`)."""
     left = "".join(f'.mjkit-left-{n}::after{{content:"{n}"}}' for n in range(5))
     return (
         # a hand picture never wider than its column (a phone): it scales down, keeping
@@ -106,7 +108,21 @@ def page_css():
         ".mjkit-tile.mod-info{outline:3px solid #d4a017;outline-offset:1px;border-radius:4px}"
         ".mjkit-tile::after{position:absolute;right:-2px;top:-2px;font-size:11px;line-height:1;"
         "padding:1px 4px;border-radius:7px;background:#555;color:#fff}"
-        ".mjkit-left-0::after{background:#b00}" + left)
+        ".mjkit-left-0::after{background:#b00}" + left + _font_css())
+
+
+#: The widgets' outermost boxes: their text uses mjkit's own CJK font (:func:`tile_css`).
+WIDGET_ROOTS = (".mjkit-builder", ".mjkit-quiz", ".mjkit-play")
+
+
+@functools.lru_cache(maxsize=1)
+def _font_css():
+    """mjkit's CJK subset as a web font for the widgets' text (the rules of
+    :func:`mjkit.fonts.font_face_css` without their ``<style>``)."""
+    from ..fonts import font_face_css
+
+    css = font_face_css(", ".join(r + " *" for r in WIDGET_ROOTS))
+    return css[len("<style>"):-len("</style>")]
 
 
 @functools.lru_cache(maxsize=len(M.LANGS))

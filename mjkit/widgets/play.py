@@ -166,6 +166,7 @@ class PlayTable:
         self._picked = []                  # tiles picked for the exchange
         self._lock = threading.RLock()
         self._deep_key = None
+        self._rated = None                 # the decision self.rating is of
         lang = self.lang
         self.style = style_widget(tile_css(lang))
         self.status = W.HTML()
@@ -240,10 +241,13 @@ class PlayTable:
                                          size=max(12, round(self.tile_size.value * 0.6)),
                                          hidden=others, omitted=() if seat is None else (seat,))
             asked = self._asked() if snapshot is None else None
-            self.rating = None
-            if asked is not None and self._coaching():
+            key = (id(t), len(t.events))
+            if asked is None or not self._coaching():
+                self.rating, self._rated = None, None
+            elif self._rated != key:        # rated once per decision (a redraw keeps it)
                 from ..review import coach
                 self.rating = coach(t.observe(asked), t.legal_actions(asked))
+                self._rated = key
             self._draw_hand(asked)
             self._draw_actions(asked)
             self._draw_prompt(asked)
