@@ -347,8 +347,8 @@ def test_simulate_command_prints_and_writes(capsys, tmp_path):
     saved = load_results(out)
     pd.testing.assert_frame_equal(pd.DataFrame(saved), pd.DataFrame(api))
     assert saved.params["chunk"] == 16 and saved.params["seed"] == 1
-    assert (saved.params["dealer_policy"], saved.params["others_policy"]) == (
-        "strong", "strong_break")
+    engine = saved.params["engine"]
+    assert (engine["dealer_policy"], engine["others_policy"]) == ("strong", "strong_break")
 
 
 def test_simulate_command_json_plot_path_and_checkpoint(capsys, tmp_path):
