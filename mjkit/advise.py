@@ -281,8 +281,8 @@ class Advice:
                          f"{r.exp_per_hand:.2f}", "-" if r.distance is None else str(r.distance),
                          _useful_text(r.useful) or "-", str(r.live),
                          "-" if main is None else f"{main.hand} {percent(main.p_alone)}"])
-        return (table(M.value("advise.columns", lang), rows, right=(1, 2, 3, 4, 6)) + "\n"
-                + M.text("advise.legend", lang))
+        return (table(M.value("advise.columns", lang), rows, right=(1, 2, 3, 4, 6))
+                + [M.text("advise.legend", lang)])
 
     def __str__(self):
         return self.summary()

@@ -46,7 +46,8 @@ DELAY = 1.0
 
 #: Per family: what is compiled and how long it takes cold (measured on 2 cores:
 #: scoring 28-35 s, shanten 16 s, the game 40-140 s per set of players, a table's game
-#: kernel about 45 s more per set of players (benchmarks/bench_table.py --cold), the bots'
+#: kernel 105-120 s for efficiency players on an empty cache, the evaluator's compile
+#: included, about 330 s for strong ones (benchmarks/bench_table.py --cold-only), the bots'
 #: decision kernel under a minute, the value index's builder 90 s, the nearest-hand search
 #: 41 s, win chances 8-20 s a kernel; slower machines take about twice as long).
 FAMILIES = {
@@ -56,7 +57,7 @@ FAMILIES = {
     "value index": ("the value index's kernels", "a minute or two"),
     "query": ("the nearest-hand search kernels", "about a minute"),
     "win chances": ("the win-chance kernels", "under a minute"),
-    "table": ("the game kernel of this table's players", "about a minute"),
+    "table": ("the game kernel of this table's players", "two to six minutes"),
     "bot": ("the bots' decision kernel", "about a minute"),
     "kernels": ("mjkit's kernels", "seconds to minutes"),
 }

@@ -41,7 +41,9 @@ def test_the_document_shows_the_saved_table(data):
 
 @pytest.mark.parametrize("setting,policy,bar", [
     ("table", "efficiency", 0),      # every policy plays tile efficiency at a void bar
-    ("one_player", "strong", 24),
+    # the one-player strong cell replays 3 minutes of strong hands: -m slow (the stored
+    # sample of tools/game_sample.py checks the same kernel's strong players by default)
+    pytest.param("one_player", "strong", 24, marks=pytest.mark.slow),
     ("solo", "value", 16),
 ])
 def test_the_current_engine_plays_the_saved_counts(data, setting, policy, bar):

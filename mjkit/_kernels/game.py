@@ -82,12 +82,15 @@ BREAK_CHANCE = 0.05
 # its own and the simulator (``outside=None``) never compiles it.  Those option kernels do
 # not call the evaluator: numba optimises the evaluator again inside every separately
 # compiled function whose call graph holds it, so the wins they offer are read in
-# ``advance`` (``_outside_wins``, the turn's own check) and passed in.  ``advance`` is compiled on its
-# own too, once per set of players for the simulator (``outside=None``) and once for a
-# table of those players; measured on 2 cores with the evaluator compiled, the first
-# ``play_hands`` takes 43 s as before the table existed, the first table 43 s more.  ``_accept`` (five call sites)
-# and the strong player's ratings (``_strong_discard``, ``_strong_accept``: their melded
-# targets are scored by the evaluator) are compiled on their own.
+# ``advance`` (``_outside_wins``, the turn's own check) and passed in.  ``advance`` is
+# compiled on its own too, once per set of players for the simulator (``outside=None``) and
+# once for a table of those players.  Measured on 2 cores on an empty cache, side by side
+# (benchmarks/bench_table.py --cold-only; numba's compile events): the first table of
+# efficiency players takes 107-121 s, of which ``advance`` 94 s (the evaluator 44 s and the
+# shanten analysis 11 s inside it), the first ``play_hands`` of the same players 105 s, and
+# 5e946ee's (before the table) 93-101 s.  ``_accept`` (five call sites) and the strong
+# player's ratings (``_strong_discard``, ``_strong_accept``: their melded targets are scored
+# by the evaluator) are compiled on their own.
 
 
 @njit(cache=True)
@@ -906,7 +909,7 @@ def advance(par, tabs, rules, dirs, hooks, fast, outside, t, wk, out, out_fans):
                     a = t.act[cur]
                     if a[0] == A_NONE:
                         win = False
-                        if wild_need(conc[cur], s.n_melds, wild, t.nocap, tabs, sws) == 0:
+                        if _complete(cur, t, tabs, wk):
                             counted, total = _win_value(cur, w, flags, t, par, rules, wk.score)
                             win = total >= 0
                         _legal_turn(cur, win, t, par)

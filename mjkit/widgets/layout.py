@@ -22,7 +22,7 @@ from ..validate import whole
 
 __all__ = ["DEFAULT_TILE_SIZE", "MIN_TILE_SIZE", "MAX_TILE_SIZE", "check_tile_size", "fan_term",
            "tile_size_slider", "tile_class", "tile_button_layout", "set_class", "page_css",
-           "tile_css", "style_widget"]
+           "tile_css", "style_widget", "use_page_font", "WIDGET_ROOTS"]
 
 #: The tile height in pixels the widgets start with: readable on a projector, a hand of
 #: 14 still fits a notebook's width.
@@ -108,11 +108,20 @@ def page_css():
         ".mjkit-tile.mod-info{outline:3px solid #d4a017;outline-offset:1px;border-radius:4px}"
         ".mjkit-tile::after{position:absolute;right:-2px;top:-2px;font-size:11px;line-height:1;"
         "padding:1px 4px;border-radius:7px;background:#555;color:#fff}"
-        ".mjkit-left-0::after{background:#b00}" + left + _font_css())
+        ".mjkit-left-0::after{background:#b00}" + left + ("" if _page_font else _font_css()))
 
 
-#: The widgets' outermost boxes: their text uses mjkit's own CJK font (:func:`tile_css`).
+#: The widgets' outermost boxes: their text uses mjkit's own CJK font (:func:`page_css`).
 WIDGET_ROOTS = (".mjkit-builder", ".mjkit-quiz", ".mjkit-play")
+
+_page_font = False      # the page carries mjkit's font itself (the classroom app)
+
+
+def use_page_font(on=True):
+    """Say that the page already carries mjkit's CJK font (the classroom app's page does):
+    the widgets made afterwards then leave it out of their styles (it is 136 kB a widget)."""
+    global _page_font
+    _page_font = bool(on)
 
 
 @functools.lru_cache(maxsize=1)
@@ -126,13 +135,16 @@ def _font_css():
 
 
 @functools.lru_cache(maxsize=len(M.LANGS))
-def tile_css(lang):
-    """:func:`page_css` and the picture of each of the 34 tile kinds, labelled in ``lang``."""
+def _tile_rules(lang):
     from ..pictures import tile_data_uri
 
-    rules = "".join(f'.{tile_class(k, lang)}{{background-image:'
-                    f'url("{tile_data_uri(k, lang=lang)}")}}' for k in range(_N_KINDS))
-    return page_css() + rules
+    return "".join(f'.{tile_class(k, lang)}{{background-image:'
+                   f'url("{tile_data_uri(k, lang=lang)}")}}' for k in range(_N_KINDS))
+
+
+def tile_css(lang):
+    """:func:`page_css` and the picture of each of the 34 tile kinds, labelled in ``lang``."""
+    return page_css() + _tile_rules(lang)
 
 
 def style_widget(css):
