@@ -124,10 +124,16 @@ def test_exam_mode_gives_no_hint_and_a_false_win_is_a_false_win_with_its_penalty
 
 
 def test_clicks_out_of_turn_and_forged_actions_change_nothing():
+    from mjkit.fonts import FAMILY
+    from mjkit.widgets import layout
+    # the widget carries mjkit's own CJK font for its text (no system font needed), unless
+    # the page has it already (the classroom app says so; a test of it may have run here)
+    layout.use_page_font(True)
+    assert "@font-face" not in PlayTable("dazhong32", seed=1, hands=1, opponents=OTHERS,
+                                         lang="en", coach=False).style.value
+    layout.use_page_font(False)
     w = PlayTable("dazhong32", seed=1, hands=1, opponents=OTHERS, lang="en", coach=False)
     t = w.table
-    # the page carries mjkit's own CJK font for the widget's text (no system font needed)
-    from mjkit.fonts import FAMILY
     assert "@font-face" in w.style.value and FAMILY in w.style.value
     events = list(t.events)
     assert w.rating is None and w.coach_out.value == ""
